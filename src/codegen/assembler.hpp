@@ -1,0 +1,26 @@
+#pragma once
+// In-process gfx950 assembler (LLVM MC) and linker (lld) producing HSA code objects.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cdna4::codegen {
+
+using Bytes = std::vector<uint8_t>;
+
+// Assembles gfx950 assembly text into an ELF relocatable object in memory.
+// Throws cdna4::Error naming "<source_name>:line:col: message" for every
+// diagnostic LLVM reports.
+Bytes assemble(std::string_view text, std::string_view source_name = "<input>");
+
+// Links a relocatable object into an HSA code object (ET_DYN, code object v5).
+Bytes link_hsaco(std::span<const uint8_t> object);
+
+// assemble + link.
+inline Bytes build_hsaco(std::string_view text, std::string_view source_name = "<input>") {
+  return link_hsaco(assemble(text, source_name));
+}
+
+}  // namespace cdna4::codegen

@@ -1,0 +1,55 @@
+#pragma once
+// gfx950 emulator: executes the .text bytes of a code object for a whole grid.
+// It depends only on the code-object reader, never on the code generator.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cdna4/code_object.hpp"
+
+namespace cdna4::emu {
+
+// Host memory the kernel may touch through global/buffer instructions. Device
+// addresses are host addresses; an access outside every region is an error.
+struct MemoryRegion {
+  uint64_t base = 0;
+  uint64_t size = 0;
+};
+
+struct Dispatch {
+  uint32_t grid[3] = {1, 1, 1};   // in workgroups
+  uint32_t block[3] = {64, 1, 1}; // work-items per workgroup
+  std::vector<uint8_t> kernarg;   // laid out by the caller (shared kernarg code)
+  uint32_t dynamic_lds = 0;       // bytes requested at launch on top of the fixed size
+  std::vector<MemoryRegion> regions;
+};
+
+struct EmulatorOptions {
+  bool instant_completion = false;  // memory ops complete at issue (fast, finds no races)
+  uint64_t seed = 1;                // seeds the random completion delays
+  uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
+  unsigned threads = 0;             // host threads for workgroups; 0 = hardware concurrency
+  size_t max_races = 16;            // stop collecting after this many reports
+};
+
+struct RaceReport {
+  uint64_t pc = 0;                  // byte offset into .text
+  uint32_t workgroup[3] = {0, 0, 0};
+  uint32_t wave = 0;
+  std::string instruction;          // disassembly of the instruction that raced
+  std::string what;                 // human-readable description
+};
+
+struct RunStats {
+  uint64_t instructions = 0;        // wave-instructions executed
+  uint64_t mfma_macs = 0;           // multiply-accumulates done by MFMAs
+  double seconds = 0;
+  std::vector<RaceReport> races;
+};
+
+// Runs the kernel. Throws cdna4::Error for an unknown instruction (name and
+// address), an access outside every region, or a malformed dispatch.
+RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& dispatch,
+             const EmulatorOptions& options = {});
+
+}  // namespace cdna4::emu
