@@ -18,8 +18,8 @@ struct KernelArg {
 
 struct KernelInfo {
   std::string name;            // symbol name (without ".kd")
-  uint64_t descriptor_offset;  // file-independent: address of "name.kd" minus .text address
-  uint64_t entry_offset;       // entry point as an offset into text()
+  int64_t descriptor_offset = 0;  // address of "name.kd" minus the .text address
+  uint64_t entry_offset = 0;     // entry point as an offset into text()
   // From the 64-byte kernel descriptor.
   uint32_t group_segment_fixed_size = 0;    // static LDS bytes
   uint32_t private_segment_fixed_size = 0;

@@ -24,3 +24,18 @@ inline Bytes build_hsaco(std::string_view text, std::string_view source_name = "
 }
 
 }  // namespace cdna4::codegen
+
+namespace cdna4::codegen {
+
+// The ld.lld arguments (besides -o and the input) every link uses, in-process or not.
+const std::vector<std::string>& link_flags();
+
+// True once lld reported it cannot run again in this process; links then go
+// through the ld.lld-22 executable.
+bool linker_uses_fallback();
+
+// Sends every link to the ld.lld-22 executable (the path taken after lld says it
+// cannot run again); for tests of that path and for debugging.
+void force_executable_linker(bool on);
+
+}  // namespace cdna4::codegen
