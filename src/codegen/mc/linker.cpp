@@ -131,7 +131,8 @@ Bytes link_hsaco(std::span<const uint8_t> object) {
     if (n <= 0) throw Error(fmt::format("linker: cannot write the object: {}", std::strerror(errno)));
     done += size_t(n);
   }
-  const std::string input_path = fmt::format("/proc/self/fd/{}", input.fd);
+  // By pid, not "self": the ld.lld-22 fallback reads it from a child process.
+  const std::string input_path = fmt::format("/proc/{}/fd/{}", ::getpid(), input.fd);
   TempPath output;
 
   std::string diagnostics;
