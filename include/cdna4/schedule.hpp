@@ -1,0 +1,145 @@
+#pragma once
+// Schedule IR: what a GEMM main loop does and when. The JSON format, the geometry
+// (G2S parts, kpacks, LDS slots) and the verifier's rules are documented in
+// schedules/README.md; the code generator lowers exactly what is written there.
+#include <cdna4/error.hpp>
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cdna4 {
+
+// A schedule file that cannot be read: names the file, the JSON path of the
+// offending field (e.g. "ops[7].stage") and what was expected.
+class ScheduleError : public Error {
+ public:
+  ScheduleError(std::string file, std::string json_path, const std::string& message);
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+
+ private:
+  std::string file_;
+  std::string json_path_;
+};
+
+enum class Operand { a, b };
+enum class DataType { bf16, f32 };
+enum class Layout { nn, nt };  // nn: A row-major MxK, B row-major KxN; nt: B is NxK
+enum class MfmaKind { f32_16x16x32_bf16, f32_32x32x16_bf16 };
+enum class OpKind { g2s, s2r, mfma, barrier, setprio, wait };
+
+struct MfmaShape {
+  int m, n, k;
+  const char* mnemonic;
+};
+MfmaShape mfma_shape(MfmaKind kind);
+
+struct ScheduleOp {
+  OpKind kind = OpKind::barrier;
+  int stage = 0;  // iteration i runs this op on tile k = i - stage
+  int order = 0;  // emission order inside the loop body (unique)
+  int phase = 0;  // MFMA phase / cluster the op belongs to (non-decreasing with order)
+  std::optional<int> vmcnt;    // s_waitcnt vmcnt(N) issued just before the op
+  std::optional<int> lgkmcnt;  // s_waitcnt lgkmcnt(N) issued just before the op
+  Operand operand = Operand::a;  // g2s, s2r
+  int part = 0;                  // g2s: which G2S part of the operand tile
+  std::optional<int> kpack;      // s2r, mfma: which kpack; absent = every kpack
+  std::optional<int> m_half;     // s2r of a, mfma: half of the wave's M rows; absent = all
+  std::optional<int> n_half;     // s2r of b, mfma: half of the wave's N cols; absent = all
+  int prio = 0;                  // setprio: s_setprio value 0..3
+  bool operator==(const ScheduleOp&) const = default;
+};
+
+struct Schedule {
+  std::string name;
+  std::string target = "gfx950";
+  DataType type_a = DataType::bf16, type_b = DataType::bf16;
+  DataType type_acc = DataType::f32, type_c = DataType::f32;
+  Layout layout = Layout::nn;
+  int tile_m = 0, tile_n = 0, tile_k = 0;
+  int waves = 0;
+  int wave_grid_m = 0, wave_grid_n = 0;  // waves == wave_grid_m * wave_grid_n
+  MfmaKind mfma = MfmaKind::f32_16x16x32_bf16;
+  int lds_buffers = 0;       // LDS slots; tile k lives in slot k mod lds_buffers
+  int pingpong_groups = 1;   // 1, or 2 wave groups offset by one s_barrier
+  std::optional<int> num_stages;  // inferred mode: the planner writes `ops`
+  std::vector<ScheduleOp> ops;    // explicit mode
+  bool operator==(const Schedule&) const = default;
+};
+
+// ---- JSON ------------------------------------------------------------------
+Schedule parse_schedule(std::string_view json_text, const std::string& file = "<schedule>");
+Schedule load_schedule(const std::string& path);
+std::string to_json(const Schedule& schedule);  // canonical text; parse(to_json(s)) == s
+std::string describe(const Schedule& schedule, int op_index);  // "ops[3] (g2s a part=1 ...)"
+const char* to_string(OpKind kind);
+const char* to_string(Operand operand);
+
+// ---- Geometry (see schedules/README.md, "Geometry") ------------------------
+int depth(const Schedule& s);             // max(stage) + 1 (or num_stages)
+int kpacks(const Schedule& s);            // tile_k / mfma k
+int part_bytes(const Schedule& s);        // waves * 1024: one buffer_load_dwordx4 lds per wave
+int g2s_parts(const Schedule& s, Operand operand);
+int operand_tile_bytes(const Schedule& s, Operand operand);
+int slot_bytes(const Schedule& s);        // A tile + B tile
+int lds_bytes(const Schedule& s);         // lds_buffers * slot_bytes
+int lds_offset(const Schedule& s, Operand operand, int part, int slot);
+struct RowRange { int begin, end; };      // along the operand's non-K dimension (M or N)
+RowRange part_rows(const Schedule& s, Operand operand, int part);
+struct WaveCoord { int wm, wn, group; };
+WaveCoord wave_coord(const Schedule& s, int wave);  // wave = wm * wave_grid_n + wn
+RowRange s2r_rows(const Schedule& s, const ScheduleOp& s2r, int wave);
+std::vector<int> parts_read(const Schedule& s, const ScheduleOp& s2r, int wave);
+int ds_reads(const Schedule& s, const ScheduleOp& s2r);  // ds_read_b128 per lane
+int mfma_count(const Schedule& s, const ScheduleOp& mfma);
+int s2r_register_versions(const Schedule& s, int s2r_index);
+int accumulator_registers(const Schedule& s);  // AGPRs per lane
+int vgpr_estimate(const Schedule& s);          // S2R registers (all versions) + addressing
+
+// ---- Expansion: the flattened instruction stream the code generator emits ----
+// Iteration i = 0 .. k_tiles + depth - 2 runs every op whose tile k = i - stage is in
+// [0, k_tiles), in `order`. Waits are rewritten to the count the hardware needs there.
+enum class Region { prologue, steady, epilogue };
+struct OpInstance {
+  int op = -1;          // index into Schedule::ops; -1 = the ping-pong phase-shift barrier
+  int iteration = 0;
+  int k = 0;            // tile this instance works on
+  std::optional<int> vmcnt, lgkmcnt;  // counts to emit before the instance
+};
+std::vector<OpInstance> expand(const Schedule& s, int k_tiles, int group);
+Region region_of(const Schedule& s, int iteration, int k_tiles);
+std::string describe_iteration(const Schedule& s, int iteration, int k_tiles);  // "prologue iteration i=0"
+
+// ---- Planner ---------------------------------------------------------------
+// num_stages -> ops (G2S in stage 0, compute in the last stage, barriers, waits);
+// explicit ops without any vmcnt/lgkmcnt -> waits computed. Otherwise unchanged.
+Schedule plan(const Schedule& s);
+
+// ---- Verifier --------------------------------------------------------------
+struct Finding {
+  std::string rule;  // e.g. "raw-race", "war-race", "stage-order", "lds-capacity"
+  int op = -1;       // index into ops, -1 if the whole schedule
+  std::string message;
+};
+struct VerifyReport {
+  bool accepted() const { return findings.empty(); }
+  std::vector<Finding> findings;
+  std::vector<int> k_tiles_checked;
+  std::string summary() const;  // one line per finding
+};
+struct VerifyOptions {
+  std::vector<int> k_tiles;  // empty: 1 .. 2*depth + lds_buffers + 2
+  size_t max_findings = 16;
+  bool hazards_only = false;  // skip static rules (used by the planner)
+};
+VerifyReport verify(const Schedule& planned, const VerifyOptions& options = {});
+void verify_or_throw(const Schedule& planned, const VerifyOptions& options = {});
+
+// `cdna4-asmgen --verify FILE.json`: prints the verdict and the planned schedule;
+// returns 0 when the schedule is accepted, 1 when it is rejected or unreadable.
+int run_verify_cli(const std::string& path, std::ostream& out);
+
+}  // namespace cdna4

@@ -1,0 +1,57 @@
+// Canonical JSON text of a schedule: kernel fields in a fixed order, one op per line.
+#include <cdna4/schedule.hpp>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace cdna4 {
+namespace {
+
+const char* type_name(DataType t) { return t == DataType::bf16 ? "bf16" : "f32"; }
+
+std::string op_line(const ScheduleOp& op) {
+  std::string line = fmt::format("{{\"op\": \"{}\"", to_string(op.kind));
+  auto field = [&](const char* key, int value) { line += fmt::format(", \"{}\": {}", key, value); };
+  if (op.kind == OpKind::g2s || op.kind == OpKind::s2r)
+    line += fmt::format(", \"operand\": \"{}\"", to_string(op.operand));
+  if (op.kind == OpKind::g2s) field("part", op.part);
+  if (op.kpack) field("kpack", *op.kpack);
+  if (op.m_half) field("m_half", *op.m_half);
+  if (op.n_half) field("n_half", *op.n_half);
+  if (op.kind == OpKind::setprio) field("prio", op.prio);
+  field("stage", op.stage);
+  field("order", op.order);
+  field("phase", op.phase);
+  if (op.vmcnt) field("vmcnt", *op.vmcnt);
+  if (op.lgkmcnt) field("lgkmcnt", *op.lgkmcnt);
+  return line + "}";
+}
+
+}  // namespace
+
+std::string to_json(const Schedule& s) {
+  std::string out = "{\n";
+  out += fmt::format("  \"name\": {},\n", nlohmann::json(s.name).dump());
+  out += fmt::format("  \"target\": {},\n", nlohmann::json(s.target).dump());
+  out += fmt::format("  \"types\": {{\"a\": \"{}\", \"b\": \"{}\", \"acc\": \"{}\", \"c\": \"{}\"}},\n",
+                     type_name(s.type_a), type_name(s.type_b), type_name(s.type_acc), type_name(s.type_c));
+  out += fmt::format("  \"layout\": \"{}\",\n", s.layout == Layout::nn ? "nn" : "nt");
+  out += fmt::format("  \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}}},\n", s.tile_m, s.tile_n, s.tile_k);
+  out += fmt::format("  \"waves\": {},\n", s.waves);
+  out += fmt::format("  \"wave_grid\": {{\"m\": {}, \"n\": {}}},\n", s.wave_grid_m, s.wave_grid_n);
+  out += fmt::format("  \"mfma\": \"{}\",\n", mfma_shape(s.mfma).mnemonic);
+  out += fmt::format("  \"lds_buffers\": {},\n", s.lds_buffers);
+  out += fmt::format("  \"pingpong_groups\": {},\n", s.pingpong_groups);
+  if (s.num_stages) {
+    out += fmt::format("  \"num_stages\": {}\n", *s.num_stages);
+  } else {
+    out += "  \"ops\": [\n";
+    for (size_t i = 0; i < s.ops.size(); ++i)
+      out += "    " + op_line(s.ops[i]) + (i + 1 < s.ops.size() ? ",\n" : "\n");
+    out += "  ]\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace cdna4

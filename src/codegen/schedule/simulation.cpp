@@ -1,0 +1,253 @@
+// Symbolic simulation of every wave of the workgroup over one K-tile count.
+//
+// Model: each wave runs the expanded stream. s_barrier number j is the same
+// synchronisation point in every wave, so an event of wave u that happens
+// before u's j-th barrier is ordered before every event of another wave after
+// that wave's j-th barrier; nothing else orders two waves. A G2S is complete
+// in its wave at the first vmcnt wait that leaves fewer in flight than it;
+// an S2R's ds_reads likewise at the first covering lgkmcnt wait (both counters
+// retire in issue order). Every wave writes its own 1 KiB of every G2S part, and
+// a wave's S2R may touch any byte of the parts its rows intersect.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "schedule_internal.hpp"
+
+namespace cdna4::detail {
+namespace {
+
+constexpr int kNever = INT_MAX;
+
+struct Event {
+  int stream_index = 0;  // position in the wave's stream (program order)
+  int epoch = 0;         // s_barriers the wave passed before it
+  int done_index = kNever, done_epoch = kNever;  // first wait that retires it
+};
+
+using Key = std::tuple<int, int, int>;  // (operand, part or unit, tile/slot)
+
+struct Wave {
+  int id = 0;
+  const std::vector<OpInstance>* stream = nullptr;
+  std::vector<Event> events;                       // parallel to *stream
+  std::map<Key, int> write_of_tile;                // (operand, part, k) -> stream index
+  std::map<Key, std::vector<int>> writes_to_slot;  // (operand, part, slot) -> stream indices
+  int barriers = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(const Schedule& s, int k_tiles, std::vector<Finding>& findings, size_t max_findings)
+      : s_(s), k_tiles_(k_tiles), findings_(findings), max_findings_(max_findings) {}
+
+  void run() {
+    for (int g = 0; g < s_.pingpong_groups; ++g) streams_[g] = expand(s_, k_tiles_, g);
+    waves_.resize(s_.waves);
+    for (int w = 0; w < s_.waves; ++w) run_wave(w);
+    for (int w = 1; w < s_.waves; ++w)
+      if (waves_[w].barriers != waves_[0].barriers)
+        add("barrier-count", -1, fmt::format("wave {} executes {} s_barriers but wave 0 executes {}: the workgroup deadlocks",
+                                             w, waves_[w].barriers, waves_[0].barriers));
+    for (int v = 0; v < s_.waves; ++v) check_reads(v);
+  }
+
+ private:
+  const ScheduleOp& op_at(const Wave& w, int index) const { return s_.ops[(*w.stream)[index].op]; }
+
+  std::string where(const Wave& w, int index) const {
+    const OpInstance& inst = (*w.stream)[index];
+    return fmt::format("{} in {}", describe(s_, inst.op), describe_iteration(s_, inst.iteration, k_tiles_));
+  }
+
+  void add(const std::string& rule, int op, std::string message) {
+    if (findings_.size() >= max_findings_ || !reported_.insert({rule, op}).second) return;
+    findings_.push_back(Finding{rule, op, fmt::format("with K={} tile{}: {}", k_tiles_, k_tiles_ == 1 ? "" : "s", message)});
+  }
+
+  std::string unit_name(Operand o, int kpack, int half) const {
+    return fmt::format("{} kpack {} {} {}", to_string(o), kpack, o == Operand::a ? "m_half" : "n_half", half);
+  }
+
+  // (operand, kpack, half) units an S2R loads or an MFMA consumes.
+  template <typename F>
+  void for_units(const ScheduleOp& op, Operand o, F&& f) const {
+    const std::optional<int>& half = o == Operand::a ? op.m_half : op.n_half;
+    for (int c = 0; c < kpacks(s_); ++c) {
+      if (op.kpack && *op.kpack != c) continue;
+      for (int h = 0; h < 2; ++h)
+        if (!half || *half == h) f(c, h);
+    }
+  }
+
+  void run_wave(int id) {
+    Wave& w = waves_[id];
+    w.id = id;
+    w.stream = &streams_[wave_coord(s_, id).group];
+    w.events.resize(w.stream->size());
+    std::deque<int> vm;                  // G2S in flight, issue order
+    std::deque<std::pair<int, bool>> lgkm;  // ds_reads in flight: (S2R index, is its last)
+    std::map<std::tuple<int, int, int, int>, int> latest_s2r;  // (operand, kpack, half, k)
+    int epoch = 0;
+    for (int t = 0; t < static_cast<int>(w.stream->size()); ++t) {
+      const OpInstance& inst = (*w.stream)[t];
+      Event& ev = w.events[t];
+      ev.stream_index = t;
+      ev.epoch = epoch;
+      auto retire = [&](int index) {
+        Event& e = w.events[index];
+        if (e.done_index == kNever) { e.done_index = t; e.done_epoch = epoch; }
+      };
+      if (inst.vmcnt)
+        while (static_cast<int>(vm.size()) > *inst.vmcnt) { retire(vm.front()); vm.pop_front(); }
+      if (inst.lgkmcnt)
+        while (static_cast<int>(lgkm.size()) > *inst.lgkmcnt) {
+          if (lgkm.front().second) retire(lgkm.front().first);
+          lgkm.pop_front();
+        }
+      if (inst.op < 0) { ++epoch; continue; }
+      const ScheduleOp& op = s_.ops[inst.op];
+      const int operand = static_cast<int>(op.operand);
+      switch (op.kind) {
+        case OpKind::barrier: ++epoch; break;
+        case OpKind::g2s: {
+          vm.push_back(t);
+          if (!w.write_of_tile.emplace(Key{operand, op.part, inst.k}, t).second)
+            add("g2s-coverage", inst.op, fmt::format("{}: part {}[{}] of tile k={} is loaded twice", where(w, t), to_string(op.operand), op.part, inst.k));
+          w.writes_to_slot[Key{operand, op.part, inst.k % s_.lds_buffers}].push_back(t);
+          break;
+        }
+        case OpKind::s2r: {
+          const int n = ds_reads(s_, op);
+          for (int j = 0; j < n; ++j) lgkm.emplace_back(t, j == n - 1);
+          for_units(op, op.operand, [&](int c, int h) { latest_s2r[{operand, c, h, inst.k}] = t; });
+          break;
+        }
+        case OpKind::mfma:
+          for (Operand o : {Operand::a, Operand::b})
+            for_units(op, o, [&](int c, int h) {
+              auto it = latest_s2r.find({static_cast<int>(o), c, h, inst.k});
+              if (it == latest_s2r.end()) {
+                add("mfma-operands", inst.op, fmt::format(
+                    "{}, wave {}: needs {} of tile k={} in registers, but no S2R issued before it in this wave loaded it "
+                    "(S2R missing, or ordered after the MFMA)", where(w, t), id, unit_name(o, c, h), inst.k));
+                return;
+              }
+              if (w.events[it->second].done_index != kNever) return;
+              int newer = 0;  // ds_reads issued after that S2R's last one
+              for (auto q = lgkm.rbegin(); q != lgkm.rend() && q->first != it->second; ++q) ++newer;
+              add("mfma-lgkmcnt", inst.op, fmt::format(
+                  "{}, wave {}: consumes the registers of {} (tile k={}) whose ds_reads are still in flight; "
+                  "s_waitcnt lgkmcnt({}) or lower is needed before this MFMA", where(w, t), id,
+                  describe(s_, (*w.stream)[it->second].op), inst.k, newer));
+            });
+          break;
+        case OpKind::setprio:
+        case OpKind::wait: break;
+      }
+    }
+    w.barriers = epoch;
+  }
+
+  // Happens-before between an event of wave `from` (done at index/epoch) and an
+  // event of wave `to` at (index, epoch).
+  static bool ordered(int from, int done_index, int done_epoch, int to, const Event& later) {
+    if (from == to) return done_index <= later.stream_index;
+    return done_epoch < later.epoch;
+  }
+
+  void check_reads(int v) {
+    const Wave& reader = waves_[v];
+    for (int t = 0; t < static_cast<int>(reader.stream->size()); ++t) {
+      const OpInstance& inst = (*reader.stream)[t];
+      if (inst.op < 0 || s_.ops[inst.op].kind != OpKind::s2r) continue;
+      const ScheduleOp& op = s_.ops[inst.op];
+      const Event& read = reader.events[t];
+      const int slot = inst.k % s_.lds_buffers;
+      for (int p : parts_read(s_, op, v))
+        for (const Wave& writer : waves_) {
+          check_raw(reader, t, writer, p, slot);
+          check_war(reader, t, read, writer, p, slot);
+        }
+    }
+  }
+
+  std::string part_name(const ScheduleOp& op, int p, int slot) const {
+    return fmt::format("LDS slot {} part {}[{}]", slot, to_string(op.operand), p);
+  }
+
+  void check_raw(const Wave& reader, int t, const Wave& writer, int p, int slot) {
+    const OpInstance& inst = (*reader.stream)[t];
+    const ScheduleOp& op = s_.ops[inst.op];
+    const Event& read = reader.events[t];
+    auto it = writer.write_of_tile.find(Key{static_cast<int>(op.operand), p, inst.k});
+    if (it == writer.write_of_tile.end()) {
+      add("raw-race", inst.op, fmt::format("{}, wave {}: reads {} of tile k={}, but wave {} never loads that part of that tile",
+                                           where(reader, t), reader.id, part_name(op, p, slot), inst.k, writer.id));
+      return;
+    }
+    const Event& write = writer.events[it->second];
+    if (ordered(writer.id, write.done_index, write.done_epoch, reader.id, read)) return;
+    std::string why;
+    if (write.done_index == kNever)
+      why = fmt::format("wave {} never waits (vmcnt) for that load", writer.id);
+    else if (writer.id == reader.id)
+      why = fmt::format("this wave waits for that load (vmcnt) only before {}, after the read", where(writer, write.done_index));
+    else
+      why = fmt::format("wave {} waits for it (vmcnt) only before {}, and no s_barrier follows that wait before this read "
+                        "(a vmcnt wait missing or too weak before the publishing s_barrier, or the barrier missing)",
+                        writer.id, where(writer, write.done_index));
+    add("raw-race", inst.op, fmt::format(
+        "{}, wave {}: reads {} of tile k={} written by wave {}'s {}, but {}; the ds_read may see stale data "
+        "(read-after-write race)", where(reader, t), reader.id, part_name(op, p, slot), inst.k, writer.id,
+        where(writer, it->second), why));
+  }
+
+  void check_war(const Wave& reader, int t, const Event& read, const Wave& writer, int p, int slot) {
+    const OpInstance& inst = (*reader.stream)[t];
+    const ScheduleOp& op = s_.ops[inst.op];
+    auto loaded = writer.write_of_tile.find(Key{static_cast<int>(op.operand), p, inst.k});
+    if (loaded == writer.write_of_tile.end()) return;  // reported as a RAW problem
+    const auto& slot_writes = writer.writes_to_slot.at(Key{static_cast<int>(op.operand), p, slot});
+    auto next = std::upper_bound(slot_writes.begin(), slot_writes.end(), loaded->second);
+    if (next == slot_writes.end()) return;
+    const Event& overwrite = writer.events[*next];
+    if (ordered(reader.id, read.done_index, read.done_epoch, writer.id, overwrite)) return;
+    const OpInstance& w_inst = (*writer.stream)[*next];
+    std::string why;
+    if (read.epoch >= overwrite.epoch && reader.id != writer.id)
+      why = "no s_barrier separates that read from this load";
+    else if (read.done_index == kNever)
+      why = "that read is never waited for with lgkmcnt";
+    else if (reader.id == writer.id)
+      why = fmt::format("that read is waited for (lgkmcnt) only before {}, after this load", where(reader, read.done_index));
+    else
+      why = fmt::format("its ds_reads are waited for (lgkmcnt) only before {}, which is not before an s_barrier that "
+                        "precedes this load", where(reader, read.done_index));
+    add("war-race", w_inst.op, fmt::format(
+        "{}, wave {}: overwrites {} with tile k={} while wave {} may still be reading tile k={} from it with {}: {} "
+        "(write-after-read race; the G2S of tile {} lands in the slot still being read)",
+        where(writer, *next), writer.id, part_name(op, p, slot), w_inst.k, reader.id, inst.k, where(reader, t), why,
+        w_inst.k));
+  }
+
+  const Schedule& s_;
+  int k_tiles_;
+  std::vector<Finding>& findings_;
+  size_t max_findings_;
+  std::set<std::pair<std::string, int>> reported_;
+  std::vector<OpInstance> streams_[2];
+  std::vector<Wave> waves_;
+};
+
+}  // namespace
+
+void simulate_hazards(const Schedule& s, int k_tiles, std::vector<Finding>& findings, size_t max_findings) {
+  Simulation(s, k_tiles, findings, max_findings).run();
+}
+
+}  // namespace cdna4::detail
