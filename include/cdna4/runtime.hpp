@@ -1,0 +1,182 @@
+#pragma once
+// Loading and launching code objects: on a real gfx950 through the ROCm HSA
+// runtime, or anywhere through the gfx950 emulator, with the same bytes.
+//
+//   auto dev = cdna4::Device::open("emulator");
+//   auto kernel = cdna4::Kernel::from_file("k.hsaco");
+//   cdna4::Buffer a = dev.alloc(bytes);
+//   a.upload(host.data(), bytes);
+//   auto stats = dev.launch(kernel, {blocks}, {256}, {a, b, c, n});
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cdna4/code_object.hpp"
+#include "cdna4/error.hpp"
+
+namespace cdna4 {
+
+namespace detail {
+class Allocation;
+class Backend;
+}  // namespace detail
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  Dim3() = default;
+  Dim3(uint32_t x_, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  uint32_t operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
+};
+
+// A code object and the kernel in it that launches use. Cheap to copy.
+class Kernel {
+ public:
+  // `name` picks a kernel; empty means "the only kernel" (an error if there are several).
+  static Kernel from_hsaco(std::vector<uint8_t> hsaco, const std::string& name = "");
+  static Kernel from_file(const std::string& path, const std::string& name = "");
+
+  const std::string& name() const;
+  const std::vector<uint8_t>& hsaco() const;
+  const CodeObject& code_object() const;
+  const KernelInfo& info() const;
+
+ private:
+  struct State;
+  std::shared_ptr<const State> state_;
+};
+
+// Device memory. On the emulator it is host memory; on HSA it is memory of the
+// GPU agent. Copies share the allocation, which is freed with the last copy.
+class Buffer {
+ public:
+  Buffer() = default;
+  size_t size() const;
+  uint64_t address() const;  // the address a kernel sees
+  void upload(const void* data, size_t bytes, size_t offset = 0);
+  void download(void* data, size_t bytes, size_t offset = 0) const;
+  void fill_zero();
+
+  template <class T>
+  void upload(const std::vector<T>& values) {
+    upload(values.data(), values.size() * sizeof(T));
+  }
+  template <class T>
+  std::vector<T> download() const {
+    std::vector<T> values(size() / sizeof(T));
+    download(values.data(), values.size() * sizeof(T));
+    return values;
+  }
+
+ private:
+  friend class Device;
+  explicit Buffer(std::shared_ptr<detail::Allocation> allocation) : alloc_(std::move(allocation)) {}
+  std::shared_ptr<detail::Allocation> alloc_;
+};
+
+// One explicit kernel argument, matched in order against the kernel's metadata
+// arguments that are not hidden_*: a Buffer or pointer fills a global_buffer
+// (8 bytes), a scalar or raw bytes fill a by_value argument of exactly its size.
+class Arg {
+ public:
+  enum class Kind { Pointer, Value };
+
+  Arg(const Buffer& buffer) : kind_(Kind::Pointer), address_(buffer.address()), buffer_(buffer) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Arg(T value) : kind_(Kind::Value), bytes_(sizeof(T)) {
+    std::memcpy(bytes_.data(), &value, sizeof(T));
+  }
+  static Arg pointer(uint64_t address);
+  static Arg bytes(std::vector<uint8_t> raw);
+
+  Kind kind() const { return kind_; }
+  uint64_t address() const { return address_; }
+  const std::vector<uint8_t>& value() const { return bytes_; }
+
+ private:
+  Arg(Kind kind) : kind_(kind) {}
+  Kind kind_;
+  uint64_t address_ = 0;
+  std::vector<uint8_t> bytes_;
+  Buffer buffer_;  // keeps a passed buffer alive for the launch
+};
+
+// What a launch does when the emulator reports races.
+enum class OnRace {
+  Throw,   // launch throws RaceError (the default: a race is a wrong program)
+  Report,  // launch returns them in LaunchStats::races
+};
+
+enum class GridUnit {
+  Workgroups,  // grid counts workgroups (the default)
+  WorkItems,   // grid counts work-items (HSA/OpenCL style); may end in a partial workgroup
+};
+
+struct LaunchOptions {
+  uint32_t dynamic_lds = 0;  // LDS bytes on top of the kernel's fixed size
+  GridUnit grid_unit = GridUnit::Workgroups;
+  OnRace on_race = OnRace::Throw;
+  // Emulator only: override the device's settings for this launch.
+  std::optional<uint64_t> seed;
+  std::optional<bool> instant_completion;
+};
+
+struct RaceReport {
+  uint64_t pc = 0;  // byte offset into .text
+  uint32_t workgroup[3] = {0, 0, 0};
+  uint32_t wave = 0;
+  std::string instruction;
+  std::string what;
+};
+
+std::string describe(const RaceReport& race);
+
+struct LaunchStats {
+  double seconds = 0;             // kernel time (HSA: dispatch timestamps when available)
+  uint64_t instructions = 0;      // emulator: wave-instructions executed
+  uint64_t mfma_macs = 0;         // emulator: MFMA multiply-accumulates
+  std::vector<RaceReport> races;  // emulator, with OnRace::Report
+};
+
+class RaceError : public Error {
+ public:
+  RaceError(const std::string& message, std::vector<RaceReport> races)
+      : Error(message), races_(std::move(races)) {}
+  const std::vector<RaceReport>& races() const { return races_; }
+
+ private:
+  std::vector<RaceReport> races_;
+};
+
+struct EmulatorConfig {
+  bool instant_completion = false;  // memory completes at issue: fast, finds no races
+  uint64_t seed = 1;                // seeds the random completion delays
+  uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
+  unsigned threads = 0;             // host threads running workgroups; 0 = all cores
+  size_t max_races = 16;
+};
+
+class Device {
+ public:
+  static Device emulator(const EmulatorConfig& config = {});
+  // The first gfx950 agent of the ROCm runtime; throws cdna4::Error saying
+  // which runtime libraries were tried or which agents were found.
+  static Device hsa();
+  // "emulator" or "hsa".
+  static Device open(const std::string& name, const EmulatorConfig& config = {});
+
+  const std::string& name() const;
+  Buffer alloc(size_t bytes);
+  // Synchronous: returns when the kernel has finished.
+  LaunchStats launch(const Kernel& kernel, Dim3 grid, Dim3 block, const std::vector<Arg>& args,
+                     const LaunchOptions& options = {});
+
+ private:
+  explicit Device(std::shared_ptr<detail::Backend> backend) : backend_(std::move(backend)) {}
+  std::shared_ptr<detail::Backend> backend_;
+};
+
+}  // namespace cdna4

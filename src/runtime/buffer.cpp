@@ -1,0 +1,55 @@
+// Buffer, Arg and race descriptions: the parts of the API that need no backend.
+#include <fmt/format.h>
+
+#include "cdna4/runtime.hpp"
+#include "runtime/backend.hpp"
+
+namespace cdna4 {
+namespace {
+
+detail::Allocation& checked(const std::shared_ptr<detail::Allocation>& alloc, size_t offset,
+                            size_t bytes, const char* what) {
+  if (!alloc) throw Error(fmt::format("{} on an empty Buffer", what));
+  if (offset > alloc->size() || bytes > alloc->size() - offset)
+    throw Error(fmt::format("{} of {} bytes at offset {} exceeds the buffer's {} bytes", what, bytes,
+                            offset, alloc->size()));
+  return *alloc;
+}
+
+}  // namespace
+
+size_t Buffer::size() const { return alloc_ ? alloc_->size() : 0; }
+uint64_t Buffer::address() const { return alloc_ ? alloc_->address() : 0; }
+
+void Buffer::upload(const void* data, size_t bytes, size_t offset) {
+  checked(alloc_, offset, bytes, "upload").write(offset, data, bytes);
+}
+
+void Buffer::download(void* data, size_t bytes, size_t offset) const {
+  checked(alloc_, offset, bytes, "download").read(offset, data, bytes);
+}
+
+void Buffer::fill_zero() {
+  std::vector<uint8_t> zeros(size(), 0);
+  if (alloc_) alloc_->write(0, zeros.data(), zeros.size());
+}
+
+Arg Arg::pointer(uint64_t address) {
+  Arg arg(Kind::Pointer);
+  arg.address_ = address;
+  return arg;
+}
+
+Arg Arg::bytes(std::vector<uint8_t> raw) {
+  Arg arg(Kind::Value);
+  arg.bytes_ = std::move(raw);
+  return arg;
+}
+
+std::string describe(const RaceReport& race) {
+  return fmt::format("race at pc 0x{:x} ({}) in workgroup ({},{},{}) wave {}: {}", race.pc,
+                     race.instruction, race.workgroup[0], race.workgroup[1], race.workgroup[2],
+                     race.wave, race.what);
+}
+
+}  // namespace cdna4

@@ -1,0 +1,46 @@
+#include <fmt/format.h>
+
+#include "cdna4/runtime.hpp"
+#include "runtime/backend.hpp"
+
+namespace cdna4 {
+namespace {
+
+constexpr uint32_t kMaxLdsBytes = 160 * 1024;
+
+}  // namespace
+
+Device Device::emulator(const EmulatorConfig& config) { return Device(detail::make_emulator_backend(config)); }
+
+Device Device::hsa() { return Device(detail::make_hsa_backend()); }
+
+Device Device::open(const std::string& name, const EmulatorConfig& config) {
+  if (name == "emulator") return emulator(config);
+  if (name == "hsa") return hsa();
+  throw Error(fmt::format("unknown device '{}' (expected 'emulator' or 'hsa')", name));
+}
+
+const std::string& Device::name() const { return backend_->name(); }
+
+Buffer Device::alloc(size_t bytes) { return Buffer(backend_->alloc(bytes)); }
+
+LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const std::vector<Arg>& args,
+                           const LaunchOptions& options) {
+  const KernelInfo& info = kernel.info();
+  uint64_t lds = uint64_t(std::max(info.group_segment_fixed_size, info.md_group_segment_fixed_size)) +
+                 options.dynamic_lds;
+  if (lds > kMaxLdsBytes)
+    throw Error(fmt::format("kernel {}: {} bytes of LDS (fixed + dynamic) exceed gfx950's {}",
+                            info.name, lds, kMaxLdsBytes));
+  rt::DispatchGeometry geometry = rt::dispatch_geometry(info, grid, block, options.grid_unit);
+  LaunchStats stats = backend_->launch(kernel, geometry, args, options);
+  if (!stats.races.empty() && options.on_race == OnRace::Throw) {
+    std::string message = fmt::format("kernel {}: {} race{} detected", info.name, stats.races.size(),
+                                      stats.races.size() == 1 ? "" : "s");
+    for (const RaceReport& race : stats.races) message += "\n  " + describe(race);
+    throw RaceError(message, std::move(stats.races));
+  }
+  return stats;
+}
+
+}  // namespace cdna4

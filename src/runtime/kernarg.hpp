@@ -1,0 +1,48 @@
+#pragma once
+// Dispatch geometry and kernarg layout, shared by the HSA and emulator backends.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cdna4/code_object.hpp"
+#include "cdna4/runtime.hpp"
+
+namespace cdna4::rt {
+
+struct DispatchGeometry {
+  uint32_t workgroups[3] = {1, 1, 1};  // including a trailing partial workgroup
+  uint32_t block[3] = {1, 1, 1};       // work-items per (full) workgroup
+  uint32_t grid_size[3] = {1, 1, 1};   // work-items: the AQL packet's grid size
+  uint32_t full_workgroups[3] = {1, 1, 1};  // hidden_block_count_*
+  uint32_t remainder[3] = {0, 0, 0};   // work-items of the partial workgroup, 0 if none
+  uint32_t dims = 1;                   // 1..3: last dimension with more than one work-item
+
+  uint64_t total_workgroups() const {
+    return uint64_t(workgroups[0]) * workgroups[1] * workgroups[2];
+  }
+  bool has_partial_workgroups() const { return remainder[0] || remainder[1] || remainder[2]; }
+};
+
+// Validates and converts a launch's grid and block for `kernel`: block sizes
+// within the kernel's max flat workgroup size, AQL grid sizes within 32 bits.
+DispatchGeometry dispatch_geometry(const KernelInfo& kernel, Dim3 grid, Dim3 block, GridUnit unit);
+
+// Values of hidden arguments that depend on the backend.
+struct HiddenValues {
+  uint32_t dynamic_lds = 0;
+  uint64_t queue_ptr = 0;  // HSA queue address; 0 on the emulator
+};
+
+// Lays out the kernarg segment: explicit args (matched in order against the
+// metadata args that are not hidden), then the hidden args of code object v5.
+// Throws cdna4::Error naming the argument for a count, kind or size mismatch.
+std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<Arg>& args,
+                                   const DispatchGeometry& geometry, const HiddenValues& hidden);
+
+// Metadata args a launch must supply, in order (those whose kind is not hidden_*).
+std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel);
+
+// "#2 (n, by_value, 4 bytes)" for messages.
+std::string describe_arg(const KernelArg& arg, size_t position);
+
+}  // namespace cdna4::rt
