@@ -1,0 +1,90 @@
+#pragma once
+// Outstanding memory operations of one wave and what a program may assume about
+// them. An operation's results are applied when it completes (simulated time);
+// it is "guaranteed" only once an s_waitcnt proves it complete. Touching its
+// target before that is a race, whatever the timing happened to be.
+#include <cstdint>
+#include <vector>
+
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::emu {
+
+struct PendingOp {
+  enum class Target : uint8_t { None, Vgpr, Sgpr, Lds };
+  AsyncClass cls = AsyncClass::None;
+  Target target = Target::None;
+  uint32_t seq = 0;
+  uint64_t complete_at = 0;
+  uint16_t reg = 0;
+  uint8_t dwords = 0;
+  uint64_t lanes = 0;                // VGPR targets: lanes written
+  std::vector<uint32_t> values;      // Vgpr: [dword][64]; Sgpr: [dword]; Lds: one per address
+  std::vector<uint32_t> lds_address; // Lds: byte address of each value
+};
+
+// FIFO that reuses its slots (and their vectors' capacity).
+class OpQueue {
+ public:
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  PendingOp& operator[](size_t i) { return slots_[(head_ + i) % slots_.size()]; }
+  const PendingOp& operator[](size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
+  PendingOp& push() {
+    if (count_ == slots_.size()) grow();
+    PendingOp& op = slots_[(head_ + count_++) % slots_.size()];
+    op.values.clear();
+    op.lds_address.clear();
+    return op;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) % slots_.size();
+    --count_;
+  }
+  // Removes element i (out-of-order completion), keeping the others' order.
+  void erase(size_t i) {
+    for (size_t k = i; k + 1 < count_; ++k) std::swap((*this)[k], (*this)[k + 1]);
+    --count_;
+  }
+  void clear() { head_ = count_ = 0; }
+
+ private:
+  void grow() {
+    std::vector<PendingOp> bigger(slots_.empty() ? 8 : slots_.size() * 2);
+    for (size_t i = 0; i < count_; ++i) bigger[i] = std::move((*this)[i]);
+    slots_ = std::move(bigger);
+    head_ = 0;
+  }
+  std::vector<PendingOp> slots_;
+  size_t head_ = 0, count_ = 0;
+};
+
+constexpr int kAsyncClasses = 4;  // indexed by AsyncClass
+constexpr uint32_t kSeqBits = 30;
+constexpr uint32_t kSeqMask = (1u << kSeqBits) - 1;
+constexpr uint32_t kNever = 0xffffffffu;
+
+inline uint32_t make_tag(AsyncClass cls, uint32_t seq) { return (uint32_t(cls) << kSeqBits) | (seq & kSeqMask); }
+inline AsyncClass tag_class(uint32_t tag) { return AsyncClass(tag >> kSeqBits); }
+inline uint32_t tag_seq(uint32_t tag) { return tag & kSeqMask; }
+
+struct AsyncState {
+  OpQueue queue[kAsyncClasses];
+  uint32_t issued[kAsyncClasses] = {};
+  uint32_t guaranteed_upto[kAsyncClasses] = {};
+  // (guaranteed_upto, barrier epoch) each time a guarantee advanced: the epoch in
+  // which an op became safe for other waves is the first checkpoint covering it.
+  std::vector<std::pair<uint32_t, uint32_t>> checkpoints[kAsyncClasses];
+  uint64_t earliest_completion = ~0ull;
+  uint32_t vgpr_tag[512] = {};  // pending load into the register (make_tag) or 0
+  uint32_t sgpr_tag[128] = {};
+  uint32_t vgpr_tag_inst[512] = {};  // the load that set the tag, for reports
+  uint32_t sgpr_tag_inst[128] = {};
+
+  bool guaranteed(AsyncClass cls, uint32_t seq) const { return seq <= guaranteed_upto[int(cls)]; }
+  // Barrier epoch at which the op was proven complete, or kNever.
+  uint32_t guarantee_epoch(AsyncClass cls, uint32_t seq) const;
+  void reset();
+};
+
+}  // namespace cdna4::emu

@@ -1,0 +1,41 @@
+#include "runtime/emulator/handler_registry.hpp"
+
+#include <array>
+
+namespace cdna4::emu {
+
+const HandlerRegistry& handler_registry() {
+  static const HandlerRegistry registry = [] {
+    HandlerRegistry r;
+    register_scalar_alu(r);
+    register_program_control(r);
+    register_vector_integer(r);
+    register_vector_float(r);
+    register_matrix(r);
+    register_scalar_memory(r);
+    register_local_memory(r);
+    register_vector_memory(r);
+    return r;
+  }();
+  return registry;
+}
+
+std::string base_opcode_name(std::string_view name) {
+  // Encoding/subtarget suffixes that do not change semantics.
+  static constexpr std::array<std::string_view, 12> kSuffixes = {
+      "_vi", "_gfx9", "_gfx90a", "_gfx940", "_gfx950", "_acd", "_vcd", "_e32", "_e64",
+      "_si", "_ci", "_gfx6_gfx7"};
+  std::string s(name);
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (auto suffix : kSuffixes) {
+      if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        s.resize(s.size() - suffix.size());
+        stripped = true;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace cdna4::emu

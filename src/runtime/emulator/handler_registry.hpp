@@ -1,0 +1,72 @@
+#pragma once
+// Maps LLVM AMDGPU opcode names (encoding suffixes stripped, e.g. "V_ADD_U32")
+// to the emulator's handlers and to the rule that puts the MCInst operands into
+// canonical Inst fields.
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::emu {
+
+enum class OperandForm : uint8_t {
+  Scalar,        // SOP1/SOP2/SOPC/SOPK: defs -> dst, values -> src, first control imm -> offset
+  Program,       // SOPP: first control imm -> offset (branches: target resolved)
+  Vector,        // VOP1/VOP2/VOP3: defs -> dst[0..1], values -> src, control imms -> clamp, omod
+  Compare,       // VOPC: like Vector; without an explicit sdst the mask goes to VCC
+  ScalarMemory,  // SMEM: src[0] = sbase, src[1] = soffset register (if any), offset = imm
+  LocalMemory,   // DS: src[0] = addr, src[1..] = data; offset (offset0 | offset1 << 8 for 2-address forms)
+  BufferMemory,  // MUBUF: src[0] = vdata (stores), vaddr, srsrc, soffset; offset
+  GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
+  Matrix,        // MFMA: src = A, B, C; cbsz/abid/blgp must be zero
+};
+
+// Flags that tell the decoder which modifiers the handler honours.
+namespace hflag {
+constexpr uint16_t kFloatModifiers = 1;  // neg/abs on sources, clamp/omod on the result
+constexpr uint16_t kImplicitVccIn = 2;   // e32 form reads VCC as its last source (cndmask, addc)
+constexpr uint16_t kImplicitVccOut = 4;  // e32 form writes VCC as dst[1] (carry, compare)
+constexpr uint16_t kBranch = 8;          // SOPP immediate is a branch offset
+constexpr uint16_t kSourceModifiersOnly = 16;  // neg/abs honoured, clamp/omod rejected
+}  // namespace hflag
+
+struct HandlerEntry {
+  Handler fn = nullptr;
+  OperandForm form = OperandForm::Vector;
+  uint16_t flags = 0;
+  uint32_t aux = 0;  // family-specific: bytes per lane for memory ops, shape for MFMA, ...
+};
+
+class HandlerRegistry {
+ public:
+  void add(std::string_view name, HandlerEntry entry) { table_[std::string(name)] = entry; }
+  const HandlerEntry* find(std::string_view name) const {
+    auto it = table_.find(std::string(name));
+    return it == table_.end() ? nullptr : &it->second;
+  }
+  size_t size() const { return table_.size(); }
+  template <class F> void for_each(F&& f) const { for (auto& [n, e] : table_) f(n, e); }
+
+ private:
+  std::unordered_map<std::string, HandlerEntry> table_;
+};
+
+// The registry with every supported instruction (built once).
+const HandlerRegistry& handler_registry();
+
+// Per-family registration, one per ops_*.cpp file.
+void register_scalar_alu(HandlerRegistry&);
+void register_program_control(HandlerRegistry&);
+void register_vector_integer(HandlerRegistry&);
+void register_vector_float(HandlerRegistry&);
+void register_matrix(HandlerRegistry&);
+void register_scalar_memory(HandlerRegistry&);
+void register_local_memory(HandlerRegistry&);
+void register_vector_memory(HandlerRegistry&);
+
+// "V_ADD_U32_e64_gfx9" -> "V_ADD_U32"; forms the emulator does not model (SDWA,
+// DPP) keep a marker so they stay unknown.
+std::string base_opcode_name(std::string_view llvm_name);
+
+}  // namespace cdna4::emu

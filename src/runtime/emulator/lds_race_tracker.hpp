@@ -1,0 +1,59 @@
+#pragma once
+// Shadow state of LDS per dword: the last write and each wave's last read, so an
+// access that conflicts with another wave's access not separated from it by
+// "complete (s_waitcnt) then s_barrier" is reported instead of passing by luck.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::emu {
+
+struct AsyncState;
+
+struct LdsAccess {
+  uint16_t wave = 0;
+  AsyncClass cls = AsyncClass::Lds;  // Lds for ds_*, Vector for LDS-DMA loads
+  uint32_t seq = 0;
+  uint32_t inst = 0;
+  uint32_t epoch = 0;                // barriers the wave has passed
+  bool write = false;
+};
+
+struct LdsConflict {
+  uint32_t byte_address = 0;
+  uint16_t other_wave = 0;
+  uint32_t other_inst = 0;
+  bool other_write = false;
+};
+
+class LdsRaceTracker {
+ public:
+  void reset(uint32_t lds_bytes, uint32_t waves);
+  // Checks dwords [first, first + count) and records the access. Returns the
+  // first conflict found, if any. `states[w]` is wave w's async state.
+  std::optional<LdsConflict> access(uint32_t first_dword, uint32_t count, const LdsAccess& a,
+                                    const std::vector<const AsyncState*>& states);
+
+ private:
+  struct Writer {
+    uint32_t generation = 0;
+    uint32_t seq = 0;
+    uint32_t inst = 0;
+    uint16_t wave = 0;
+    AsyncClass cls = AsyncClass::None;
+  };
+  struct Reader {
+    uint32_t seq = 0;  // 0: no read recorded
+    uint32_t inst = 0;
+  };
+  void touch(uint32_t dword);
+
+  uint32_t generation_ = 0;
+  uint32_t waves_ = 0;
+  std::vector<Writer> writers_;
+  std::vector<Reader> readers_;  // [dword][wave]
+};
+
+}  // namespace cdna4::emu

@@ -1,0 +1,211 @@
+#include "runtime/emulator/memory_timing.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cdna4::emu {
+namespace {
+
+bool completes_in_order(AsyncClass cls) { return cls != AsyncClass::Scalar; }
+
+void apply(Wave& wave, const PendingOp& op) {
+  switch (op.target) {
+    case PendingOp::Target::None: break;
+    case PendingOp::Target::Vgpr:
+      for (uint32_t d = 0; d < op.dwords; ++d) {
+        uint32_t* dst = wave.v(op.reg + d);
+        const uint32_t* src = op.values.data() + d * kLanes;
+        for (int lane = 0; lane < kLanes; ++lane)
+          if ((op.lanes >> lane) & 1) dst[lane] = src[lane];
+      }
+      break;
+    case PendingOp::Target::Sgpr:
+      for (uint32_t d = 0; d < op.dwords; ++d) wave.sgpr[op.reg + d] = op.values[d];
+      break;
+    case PendingOp::Target::Lds: {
+      uint8_t* lds = wave.wg->lds.data();
+      for (size_t i = 0; i < op.values.size(); ++i)
+        std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
+      break;
+    }
+  }
+}
+
+void update_earliest(AsyncState& s) {
+  uint64_t earliest = ~0ull;
+  for (int c = 1; c < kAsyncClasses; ++c) {
+    OpQueue& q = s.queue[c];
+    if (q.empty()) continue;
+    if (completes_in_order(AsyncClass(c))) earliest = std::min(earliest, q[0].complete_at);
+    else
+      for (size_t i = 0; i < q.size(); ++i) earliest = std::min(earliest, q[i].complete_at);
+  }
+  s.earliest_completion = earliest;
+}
+
+void guarantee(Wave& wave, AsyncClass cls, uint32_t upto) {
+  AsyncState& s = wave.async;
+  int c = int(cls);
+  if (upto <= s.guaranteed_upto[c]) return;
+  s.guaranteed_upto[c] = upto;
+  s.checkpoints[c].emplace_back(upto, wave.barrier_epoch);
+}
+
+PendingOp& scratch_op(Wave& wave) {
+  static thread_local PendingOp scratch;
+  scratch.values.clear();
+  scratch.lds_address.clear();
+  return scratch;
+}
+
+}  // namespace
+
+uint32_t AsyncState::guarantee_epoch(AsyncClass cls, uint32_t seq) const {
+  const auto& cp = checkpoints[int(cls)];
+  auto it = std::lower_bound(cp.begin(), cp.end(), seq, [](auto& p, uint32_t s) { return p.first < s; });
+  return it == cp.end() ? kNever : it->second;
+}
+
+void AsyncState::reset() {
+  for (int c = 0; c < kAsyncClasses; ++c) {
+    queue[c].clear();
+    issued[c] = guaranteed_upto[c] = 0;
+    checkpoints[c].clear();
+  }
+  earliest_completion = ~0ull;
+  std::fill(std::begin(vgpr_tag), std::end(vgpr_tag), 0);
+  std::fill(std::begin(sgpr_tag), std::end(sgpr_tag), 0);
+  std::fill(std::begin(vgpr_tag_inst), std::end(vgpr_tag_inst), 0);
+  std::fill(std::begin(sgpr_tag_inst), std::end(sgpr_tag_inst), 0);
+}
+
+PendingOp& begin_op(Wave& wave, AsyncClass cls) {
+  if (!wave.wg->track_races) return scratch_op(wave);
+  PendingOp& op = wave.async.queue[int(cls)].push();
+  op.cls = cls;
+  op.target = PendingOp::Target::None;
+  return op;
+}
+
+void submit(Wave& wave, const Inst& in, PendingOp& op) {
+  Workgroup& wg = *wave.wg;
+  if (!wg.track_races) {
+    apply(wave, op);
+    return;
+  }
+  AsyncState& s = wave.async;
+  int c = int(op.cls);
+  op.seq = ++s.issued[c];
+  uint64_t when = wg.now + 1 + wg.random_below(std::max<uint32_t>(1, wg.options.max_delay));
+  OpQueue& q = s.queue[c];
+  if (completes_in_order(op.cls) && q.size() >= 2) when = std::max(when, q[q.size() - 2].complete_at);
+  op.complete_at = when;
+  s.earliest_completion = std::min(s.earliest_completion, when);
+  uint32_t tag = make_tag(op.cls, op.seq);
+  if (op.target == PendingOp::Target::Vgpr)
+    for (uint32_t d = 0; d < op.dwords; ++d) {
+      s.vgpr_tag[op.reg + d] = tag;
+      s.vgpr_tag_inst[op.reg + d] = in.id;
+    }
+  if (op.target == PendingOp::Target::Sgpr)
+    for (uint32_t d = 0; d < op.dwords; ++d) {
+      s.sgpr_tag[op.reg + d] = tag;
+      s.sgpr_tag_inst[op.reg + d] = in.id;
+    }
+}
+
+void retire_completed(Wave& wave) {
+  AsyncState& s = wave.async;
+  uint64_t now = wave.wg->now;
+  if (s.earliest_completion > now) return;
+  for (int c = 1; c < kAsyncClasses; ++c) {
+    OpQueue& q = s.queue[c];
+    if (completes_in_order(AsyncClass(c))) {
+      while (!q.empty() && q[0].complete_at <= now) {
+        apply(wave, q[0]);
+        q.pop_front();
+      }
+    } else {
+      for (size_t i = 0; i < q.size();) {
+        if (q[i].complete_at <= now) {
+          apply(wave, q[i]);
+          q.erase(i);
+        } else {
+          ++i;
+        }
+      }
+    }
+  }
+  update_earliest(s);
+}
+
+bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt) {
+  if (!wave.wg->track_races) return true;
+  retire_completed(wave);
+  AsyncState& s = wave.async;
+  uint64_t ready = 0;
+  OpQueue& vm = s.queue[int(AsyncClass::Vector)];
+  if (vm.size() > vmcnt) ready = std::max(ready, vm[vm.size() - vmcnt - 1].complete_at);
+  OpQueue& lds = s.queue[int(AsyncClass::Lds)];
+  OpQueue& smem = s.queue[int(AsyncClass::Scalar)];
+  size_t lgkm = lds.size() + smem.size();
+  if (lgkm > lgkmcnt) {
+    std::vector<uint64_t> times;
+    times.reserve(lgkm);
+    for (size_t i = 0; i < lds.size(); ++i) times.push_back(lds[i].complete_at);
+    for (size_t i = 0; i < smem.size(); ++i) times.push_back(smem[i].complete_at);
+    size_t k = lgkm - lgkmcnt - 1;
+    std::nth_element(times.begin(), times.begin() + k, times.end());
+    ready = std::max(ready, times[k]);
+  }
+  if (ready > 0) {
+    wave.ready_at = ready;
+    wave.status = WaveStatus::Waiting;
+    return false;
+  }
+  // Same-queue operations complete in order: all but the newest `count` are done.
+  // SMEM completes out of order, so only lgkmcnt(0) proves any of it.
+  auto upto = [](uint32_t issued, uint32_t count) { return issued > count ? issued - count : 0; };
+  guarantee(wave, AsyncClass::Vector, upto(s.issued[int(AsyncClass::Vector)], vmcnt));
+  guarantee(wave, AsyncClass::Lds, upto(s.issued[int(AsyncClass::Lds)], lgkmcnt));
+  if (lgkmcnt == 0) guarantee(wave, AsyncClass::Scalar, s.issued[int(AsyncClass::Scalar)]);
+  return true;
+}
+
+void check_register_races(Wave& wave, const Inst& in) {
+  AsyncState& s = wave.async;
+  for (int a = 0; a < in.num_access; ++a) {
+    const RegAccess& acc = in.access[a];
+    uint32_t* tags = acc.vector ? s.vgpr_tag : s.sgpr_tag;
+    for (uint32_t r = acc.first; r < uint32_t(acc.first) + acc.count; ++r) {
+      uint32_t tag = tags[r];
+      if (tag == 0) continue;
+      AsyncClass cls = tag_class(tag);
+      if (s.guaranteed(cls, tag_seq(tag))) {
+        tags[r] = 0;
+        continue;
+      }
+      if (acc.write && cls == in.async) continue;  // same queue: the older load lands first
+      uint32_t loader = (acc.vector ? s.vgpr_tag_inst : s.sgpr_tag_inst)[r];
+      const Program& p = *wave.wg->program;
+      static constexpr const char* kCounter[] = {"", "vmcnt", "lgkmcnt", "lgkmcnt"};
+      wave.wg->report_race(
+          wave, in,
+          fmt::format("{} {}{} while {} (at 0x{:x}) loading it has not been waited for with s_waitcnt {}",
+                      acc.write ? "overwrites" : "reads", acc.vector ? "v" : "s",
+                      acc.vector && r >= p.accum_offset && acc.first >= p.accum_offset
+                          ? fmt::format("{} (a{})", r, r - p.accum_offset)
+                          : std::to_string(r),
+                      p.disasm[loader], p.insts[loader].pc, kCounter[int(cls)]));
+      return;
+    }
+  }
+}
+
+void drain(Wave& wave) {
+  for (int c = 1; c < kAsyncClasses; ++c) wave.async.queue[c].clear();
+  wave.async.earliest_completion = ~0ull;
+}
+
+}  // namespace cdna4::emu

@@ -1,0 +1,25 @@
+#pragma once
+// Issue, completion and waiting of memory operations (vmcnt / lgkmcnt queues),
+// plus the register side of race detection.
+#include <cstdint>
+
+#include "runtime/emulator/wave.hpp"
+
+namespace cdna4::emu {
+
+// Returns a fresh operation of class `cls` to fill in; pass it to submit().
+PendingOp& begin_op(Wave& wave, AsyncClass cls);
+// Schedules completion (or applies at once with instant completion) and marks
+// the target registers as pending.
+void submit(Wave& wave, const Inst& in, PendingOp& op);
+// Applies every operation of the wave that has completed by now.
+void retire_completed(Wave& wave);
+// s_waitcnt: true when the counts hold (and the covered ops become guaranteed);
+// otherwise the wave waits until the simulated time at which they will.
+bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt);
+// Reports reads/overwrites of registers that a not-yet-waited-for load targets.
+void check_register_races(Wave& wave, const Inst& in);
+// Drops all outstanding operations (end of program), applying completed ones.
+void drain(Wave& wave);
+
+}  // namespace cdna4::emu

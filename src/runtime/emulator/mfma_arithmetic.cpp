@@ -1,0 +1,65 @@
+#include "runtime/emulator/mfma_arithmetic.hpp"
+
+#include <cmath>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace cdna4::emu {
+namespace {
+
+// Reference form of the policy: the k loop is sequential for every element.
+void chain_portable(int m, int n, int k, const float* a, const float* b, float* acc) {
+  for (int kk = 0; kk < k; ++kk)
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) acc[i * n + j] = std::fma(a[i * k + kk], b[kk * n + j], acc[i * n + j]);
+}
+
+#if defined(__x86_64__)
+// Same arithmetic with 8-wide FMAs: kRows rows of the accumulator stay in
+// registers (independent chains hide FMA latency); each element still sees
+// its k terms one by one, in order, each rounded once.
+template <int N, int K, int kRows>
+__attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float* b, float* acc, int row0) {
+  constexpr int kVecs = N / 8;
+  __m256 sum[kRows][kVecs];
+  for (int r = 0; r < kRows; ++r)
+    for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm256_loadu_ps(acc + (row0 + r) * N + 8 * v);
+  for (int kk = 0; kk < K; ++kk) {
+    __m256 bv[kVecs];
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm256_loadu_ps(b + kk * N + 8 * v);
+    for (int r = 0; r < kRows; ++r) {
+      __m256 ai = _mm256_set1_ps(a[(row0 + r) * K + kk]);
+      for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm256_fmadd_ps(ai, bv[v], sum[r][v]);
+    }
+  }
+  for (int r = 0; r < kRows; ++r)
+    for (int v = 0; v < kVecs; ++v) _mm256_storeu_ps(acc + (row0 + r) * N + 8 * v, sum[r][v]);
+}
+
+template <int M, int N, int K>
+void chain_fused(const float* a, const float* b, float* acc) {
+  constexpr int kRows = 32 / N * 2;  // 4 rows of 16 or 2 rows of 32: 8 accumulators
+  for (int row = 0; row < M; row += kRows) chain_rows<N, K, kRows>(a, b, acc, row);
+}
+
+bool host_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+}  // namespace
+
+void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* acc) {
+#if defined(__x86_64__)
+  if (host_has_fma()) {
+    if (m == 16 && n == 16 && k == 32) return chain_fused<16, 16, 32>(a, b, acc);
+    if (m == 32 && n == 32 && k == 16) return chain_fused<32, 32, 16>(a, b, acc);
+  }
+#endif
+  chain_portable(m, n, k, a, b, acc);
+}
+
+}  // namespace cdna4::emu

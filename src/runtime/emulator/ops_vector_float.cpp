@@ -1,0 +1,156 @@
+// VOP1 / VOP2 / VOP3 / VOPC fp32 arithmetic and conversions. Host IEEE fp32
+// with round-to-nearest-even and denormals kept; VOP3 neg/abs on sources,
+// omod then clamp on results.
+#include <cmath>
+#include <limits>
+
+#include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/ops_common.hpp"
+
+namespace cdna4::emu {
+namespace {
+
+float output_modifiers(const Inst& in, float r) {
+  switch (in.omod) {
+    case 1: r *= 2.0f; break;
+    case 2: r *= 4.0f; break;
+    case 3: r *= 0.5f; break;
+    default: break;
+  }
+  if (in.clamp) r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
+  return r;
+}
+
+template <auto F> void fop1(Wave& w, const Inst& in) {
+  LaneValues a, r;
+  fetch_f32(w, in.src[0], a);
+  for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(as_float(a[l]))));
+  store_lanes(w, in.dst[0].index, r);
+}
+template <auto F> void fop2(Wave& w, const Inst& in) {
+  LaneValues a, b, r;
+  fetch_f32(w, in.src[0], a);
+  fetch_f32(w, in.src[1], b);
+  for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(as_float(a[l]), as_float(b[l]))));
+  store_lanes(w, in.dst[0].index, r);
+}
+template <auto F> void fop3(Wave& w, const Inst& in) {
+  LaneValues a, b, c, r;
+  fetch_f32(w, in.src[0], a);
+  fetch_f32(w, in.src[1], b);
+  fetch_f32(w, in.src[2], c);
+  for (int l = 0; l < kLanes; ++l)
+    r[l] = as_bits(output_modifiers(in, F(as_float(a[l]), as_float(b[l]), as_float(c[l]))));
+  store_lanes(w, in.dst[0].index, r);
+}
+// Float in, integer bits out (no output modifiers).
+template <auto F> void fop1_to_int(Wave& w, const Inst& in) {
+  LaneValues a, r;
+  fetch_f32(w, in.src[0], a);
+  for (int l = 0; l < kLanes; ++l) r[l] = F(as_float(a[l]));
+  store_lanes(w, in.dst[0].index, r);
+}
+template <auto F> void iop1_to_float(Wave& w, const Inst& in) {
+  LaneValues a, r;
+  fetch(w, in.src[0], a);
+  for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(a[l])));
+  store_lanes(w, in.dst[0].index, r);
+}
+
+template <auto F, bool kWritesExec> void fcmp(Wave& w, const Inst& in) {
+  LaneValues a, b;
+  fetch_f32(w, in.src[0], a);
+  fetch_f32(w, in.src[1], b);
+  uint64_t mask = 0;
+  for (int l = 0; l < kLanes; ++l) mask |= uint64_t(F(as_float(a[l]), as_float(b[l]))) << l;
+  mask &= w.exec();
+  w.set_s64(in.dst[0].index, mask);
+  if (kWritesExec) w.set_s64(sreg::kExecLo, mask);
+}
+
+// Round-to-nearest-even fp32 -> bf16; NaN stays a quiet NaN of the same sign.
+uint32_t to_bf16(float f) {
+  uint32_t bits = as_bits(f);
+  if (std::isnan(f)) return ((bits >> 16) & 0x8000) | 0x7fc0;
+  return (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+}
+void v_cvt_pk_bf16_f32(Wave& w, const Inst& in) {
+  LaneValues a, b, r;
+  fetch_f32(w, in.src[0], a);
+  fetch_f32(w, in.src[1], b);
+  for (int l = 0; l < kLanes; ++l) r[l] = to_bf16(as_float(a[l])) | (to_bf16(as_float(b[l])) << 16);
+  store_lanes(w, in.dst[0].index, r);
+}
+
+// IEEE-754 minNum/maxNum: a NaN operand yields the other operand.
+float min_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b < a ? b : a); }
+float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
+
+uint32_t cvt_u32(float f) {
+  if (std::isnan(f) || f <= 0.0f) return 0;
+  if (f >= 4294967296.0f) return 0xffffffffu;
+  return uint32_t(f);
+}
+uint32_t cvt_i32(float f) {
+  if (std::isnan(f)) return 0;
+  if (f <= -2147483648.0f) return 0x80000000u;
+  if (f >= 2147483648.0f) return 0x7fffffffu;
+  return uint32_t(int32_t(f));
+}
+
+struct Entry {
+  const char* name;
+  Handler fn;
+  uint16_t flags;
+};
+
+constexpr uint16_t kMods = hflag::kFloatModifiers;
+
+#define CMP_F32(OP, EXPR)                                                            \
+  {"V_CMP_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), false>, kMods}, \
+  {"V_CMPX_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), true>, kMods}
+
+const Entry kVectorFloatOps[] = {
+    {"V_ADD_F32", fop2<([](float a, float b) { return a + b; })>, kMods},
+    {"V_SUB_F32", fop2<([](float a, float b) { return a - b; })>, kMods},
+    {"V_SUBREV_F32", fop2<([](float a, float b) { return b - a; })>, kMods},
+    {"V_MUL_F32", fop2<([](float a, float b) { return a * b; })>, kMods},
+    {"V_MIN_F32", fop2<min_num>, kMods},
+    {"V_MAX_F32", fop2<max_num>, kMods},
+    {"V_FMA_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
+    {"V_FMAC_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
+    {"V_RCP_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
+    {"V_SQRT_F32", fop1<([](float a) { return std::sqrt(a); })>, kMods},
+    {"V_TRUNC_F32", fop1<([](float a) { return std::trunc(a); })>, kMods},
+    {"V_FLOOR_F32", fop1<([](float a) { return std::floor(a); })>, kMods},
+    {"V_CEIL_F32", fop1<([](float a) { return std::ceil(a); })>, kMods},
+    {"V_RNDNE_F32", fop1<([](float a) { return std::nearbyint(a); })>, kMods},
+    {"V_CVT_F32_U32", iop1_to_float<([](uint32_t a) { return float(a); })>, 0},
+    {"V_CVT_F32_I32", iop1_to_float<([](uint32_t a) { return float(int32_t(a)); })>, 0},
+    {"V_CVT_F32_BF16", iop1_to_float<([](uint32_t a) { return as_float(a << 16); })>, 0},
+    {"V_CVT_U32_F32", fop1_to_int<cvt_u32>, hflag::kSourceModifiersOnly},
+    {"V_CVT_I32_F32", fop1_to_int<cvt_i32>, hflag::kSourceModifiersOnly},
+    {"V_CVT_PK_BF16_F32", v_cvt_pk_bf16_f32, hflag::kSourceModifiersOnly},
+    CMP_F32("EQ", a == b),
+    CMP_F32("LG", a < b || a > b),
+    CMP_F32("LT", a < b),
+    CMP_F32("LE", a <= b),
+    CMP_F32("GT", a > b),
+    CMP_F32("GE", a >= b),
+    CMP_F32("NEQ", !(a == b)),
+    CMP_F32("O", !std::isnan(a) && !std::isnan(b)),
+    CMP_F32("U", std::isnan(a) || std::isnan(b)),
+};
+#undef CMP_F32
+
+}  // namespace
+
+void register_vector_float(HandlerRegistry& r) {
+  for (const auto& e : kVectorFloatOps) {
+    std::string_view name = e.name;
+    OperandForm form = name.starts_with("V_CMP") ? OperandForm::Compare : OperandForm::Vector;
+    r.add(name, {e.fn, form, e.flags, 0});
+  }
+}
+
+}  // namespace cdna4::emu

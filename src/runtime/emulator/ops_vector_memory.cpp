@@ -1,0 +1,248 @@
+// MUBUF buffer_load/store (incl. the LDS-DMA "lds" forms) and global_load/store.
+// All are counted by vmcnt and complete in order. Loads sample memory at issue
+// and land on completion; stores write memory at issue (cross-wave ordering of
+// global memory is not modelled) and only occupy the queue.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "runtime/emulator/buffer_resource.hpp"
+#include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/memory_timing.hpp"
+#include "runtime/emulator/ops_common.hpp"
+
+namespace cdna4::emu {
+namespace {
+
+enum Addressing : uint32_t { kOffset = 0, kOffen = 1, kIdxen = 2, kBothen = 3 };
+
+// aux bits: [1:0] addressing, [7:4] bytes per lane / 4 (0 = 2-byte access), [8] d16_hi,
+// [9] LDS destination, [10] sign-extend sub-dword load
+constexpr uint32_t aux(Addressing a, uint32_t bytes, uint32_t extra = 0) {
+  return a | ((bytes / 4) << 4) | extra;
+}
+constexpr uint32_t kD16Hi = 1 << 8;
+constexpr uint32_t kToLds = 1 << 9;
+constexpr uint32_t kSigned = 1 << 10;
+
+uint32_t access_bytes(const Inst& in, uint32_t fallback) {
+  uint32_t dwords = (in.aux >> 4) & 0xf;
+  return dwords ? 4 * dwords : fallback;
+}
+
+void fail_region(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, int lane) {
+  w.wg->fail(w, in, fmt::format("lane {}: access of {} bytes at 0x{:x} is outside every memory region", lane, bytes,
+                                address));
+}
+
+// Per-lane effective address and range verdict of a MUBUF instruction.
+struct BufferLane {
+  uint64_t address;
+  bool in_range;
+};
+
+template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
+  uint32_t rsrc_words[4];
+  for (int i = 0; i < 4; ++i) rsrc_words[i] = w.sgpr[in.src[2].index + i];
+  BufferResource rsrc = BufferResource::from_sgprs(rsrc_words);
+  if (rsrc.swizzle || rsrc.add_tid) w.wg->fail(w, in, "swizzled / add-tid buffer resources are not modelled");
+  Addressing mode = Addressing(in.aux & 3);
+  LaneValues v0, v1;
+  if (mode != kOffset) fetch(w, in.src[1], v0, 0);
+  if (mode == kBothen) fetch(w, in.src[1], v1, 1);
+  uint32_t soffset = scalar_u32(w, in.src[3]);
+  uint32_t bytes = access_bytes(in, kSubBytes);
+  bool store = in.dst[0].kind == OperandKind::None && !(in.aux & kToLds);
+  bool indexed = mode == kIdxen || mode == kBothen;
+  uint64_t exec = w.exec();
+  const GlobalMemory& mem = *w.wg->memory;
+
+  auto lane_info = [&](int l, uint32_t byte) {
+    uint32_t index = indexed ? v0[l] : 0;
+    uint32_t voff = mode == kOffen ? v0[l] : mode == kBothen ? v1[l] : 0;
+    uint64_t offset = uint64_t(voff) + uint64_t(in.offset & 0xfff) + soffset + byte;
+    uint32_t size = bytes < 4 ? bytes : 4;
+    return BufferLane{rsrc.address(indexed, index, offset), rsrc.in_range(indexed, index, offset, size)};
+  };
+
+  if (store) {
+    LaneValues data[4];
+    for (uint32_t d = 0; d < (bytes + 3) / 4; ++d) fetch(w, in.src[0], data[d], d);
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((exec >> l) & 1)) continue;
+      for (uint32_t byte = 0; byte < bytes; byte += 4) {
+        BufferLane lane = lane_info(l, byte);
+        if (!lane.in_range) continue;  // out-of-range stores are dropped
+        uint32_t size = bytes < 4 ? bytes : 4;
+        if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
+        uint32_t value = data[byte / 4][l];
+        if (bytes < 4 && (in.aux & kD16Hi)) value >>= 16;
+        mem.write(lane.address, &value, size);
+      }
+    }
+    PendingOp& op = begin_op(w, AsyncClass::Vector);
+    submit(w, in, op);
+    return;
+  }
+
+  PendingOp& op = begin_op(w, AsyncClass::Vector);
+  bool to_lds = in.aux & kToLds;
+  uint32_t dwords = (bytes + 3) / 4;
+  if (to_lds) {
+    op.target = PendingOp::Target::Lds;
+  } else {
+    op.target = PendingOp::Target::Vgpr;
+    op.reg = in.dst[0].index;
+    op.dwords = static_cast<uint8_t>(dwords);
+    op.lanes = exec;
+    op.values.assign(size_t(dwords) * kLanes, 0);
+  }
+  // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
+  uint32_t lds_stride = bytes == 4 ? 4 : 16;
+  uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
+  bool track = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    for (uint32_t byte = 0; byte < bytes; byte += 4) {
+      BufferLane lane = lane_info(l, byte);
+      uint32_t size = bytes < 4 ? bytes : 4;
+      uint32_t value = 0;  // out-of-range loads return zero
+      if (lane.in_range) {
+        if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
+        mem.read(lane.address, &value, size);
+        if (size == 2 && (in.aux & kSigned)) value = uint32_t(int32_t(int16_t(value)));
+      }
+      if (to_lds) {
+        uint32_t at = lds_base + l * lds_stride + byte;
+        check_lds_range(w, in, at, 4);
+        op.lds_address.push_back(at);
+        op.values.push_back(value);
+      } else {
+        op.values[(byte / 4) * kLanes + l] = value;
+      }
+    }
+    if (to_lds && track) track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
+  }
+  submit(w, in, op);
+}
+
+// global_*: address = vaddr (64-bit) + offset, or saddr + zero-extended vaddr (32-bit) + offset.
+void global_op(Wave& w, const Inst& in) {
+  bool saddr = in.src[2].kind == OperandKind::Sgpr;
+  LaneValues lo, hi;
+  fetch(w, in.src[0], lo, 0);
+  if (!saddr) fetch(w, in.src[0], hi, 1);
+  uint64_t base = saddr ? scalar_u64(w, in.src[2]) : 0;
+  auto address_of = [&](int l) {
+    uint64_t a = saddr ? base + lo[l] : (lo[l] | (uint64_t(hi[l]) << 32));
+    return a + static_cast<uint64_t>(in.offset);
+  };
+  uint32_t bytes = access_bytes(in, 2);
+  bool store = in.src[1].kind == OperandKind::Vgpr;
+  uint64_t exec = w.exec();
+  const GlobalMemory& mem = *w.wg->memory;
+  if (store) {
+    LaneValues data[4];
+    for (uint32_t d = 0; d < (bytes + 3) / 4; ++d) fetch(w, in.src[1], data[d], d);
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((exec >> l) & 1)) continue;
+      uint64_t a = address_of(l);
+      if (!mem.contains(a, bytes)) fail_region(w, in, a, bytes, l);
+      if (bytes < 4) {
+        uint32_t value = (in.aux & kD16Hi) ? data[0][l] >> 16 : data[0][l];
+        mem.write(a, &value, bytes);
+      } else {
+        for (uint32_t d = 0; d < bytes / 4; ++d) mem.write(a + 4 * d, &data[d][l], 4);
+      }
+    }
+    PendingOp& op = begin_op(w, AsyncClass::Vector);
+    submit(w, in, op);
+    return;
+  }
+  PendingOp& op = begin_op(w, AsyncClass::Vector);
+  bool to_lds = in.aux & kToLds;
+  uint32_t dwords = (bytes + 3) / 4;
+  uint32_t lds_stride = bytes == 4 ? 4 : 16;
+  uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
+  if (to_lds) {
+    op.target = PendingOp::Target::Lds;
+  } else {
+    op.target = PendingOp::Target::Vgpr;
+    op.reg = in.dst[0].index;
+    op.dwords = static_cast<uint8_t>(dwords);
+    op.lanes = exec;
+    op.values.assign(size_t(dwords) * kLanes, 0);
+  }
+  bool track = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    uint64_t a = address_of(l);
+    if (!mem.contains(a, bytes)) fail_region(w, in, a, bytes, l);
+    if (to_lds) {
+      for (uint32_t d = 0; d < dwords; ++d) {
+        uint32_t value;
+        mem.read(a + 4 * d, &value, 4);
+        uint32_t at = lds_base + l * lds_stride + 4 * d;
+        check_lds_range(w, in, at, 4);
+        op.lds_address.push_back(at);
+        op.values.push_back(value);
+      }
+      if (track) track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
+    } else if (bytes < 4) {
+      uint32_t value = 0;
+      mem.read(a, &value, bytes);
+      if (in.aux & kSigned) value = bytes == 2 ? uint32_t(int32_t(int16_t(value))) : uint32_t(int32_t(int8_t(value)));
+      op.values[l] = value;
+    } else {
+      for (uint32_t d = 0; d < dwords; ++d) mem.read(a + 4 * d, &op.values[d * kLanes + l], 4);
+    }
+  }
+  submit(w, in, op);
+}
+
+}  // namespace
+
+void register_vector_memory(HandlerRegistry& r) {
+  struct Width {
+    const char* suffix;
+    uint32_t bytes;
+  };
+  const Width widths[] = {{"DWORD", 4}, {"DWORDX2", 8}, {"DWORDX3", 12}, {"DWORDX4", 16}};
+  const std::pair<const char*, Addressing> modes[] = {
+      {"_OFFSET", kOffset}, {"_OFFEN", kOffen}, {"_IDXEN", kIdxen}, {"_BOTHEN", kBothen}};
+  for (auto [mode_name, mode] : modes) {
+    auto add = [&](std::string name, Handler fn, uint32_t a) {
+      r.add(name + mode_name, {fn, OperandForm::BufferMemory, 0, a});
+    };
+    for (auto [suffix, bytes] : widths) {
+      add(std::string("BUFFER_LOAD_") + suffix, buffer_op<4>, aux(mode, bytes));
+      add(std::string("BUFFER_STORE_") + suffix, buffer_op<4>, aux(mode, bytes));
+    }
+    add("BUFFER_LOAD_DWORD_LDS", buffer_op<4>, aux(mode, 4, kToLds));
+    add("BUFFER_LOAD_DWORDX3_LDS", buffer_op<4>, aux(mode, 12, kToLds));
+    add("BUFFER_LOAD_DWORDX4_LDS", buffer_op<4>, aux(mode, 16, kToLds));
+    add("BUFFER_LOAD_USHORT", buffer_op<2>, aux(mode, 0));
+    add("BUFFER_LOAD_SSHORT", buffer_op<2>, aux(mode, 0, kSigned));
+    add("BUFFER_STORE_SHORT", buffer_op<2>, aux(mode, 0));
+    add("BUFFER_STORE_SHORT_D16_HI", buffer_op<2>, aux(mode, 0, kD16Hi));
+  }
+  for (const char* saddr : {"", "_SADDR"}) {
+    auto add = [&](std::string name, uint32_t a) {
+      r.add(name + saddr, {global_op, OperandForm::GlobalMemory, 0, a});
+    };
+    for (auto [suffix, bytes] : widths) {
+      add(std::string("GLOBAL_LOAD_") + suffix, aux(kOffset, bytes));
+      add(std::string("GLOBAL_STORE_") + suffix, aux(kOffset, bytes));
+    }
+    add("GLOBAL_LOAD_USHORT", aux(kOffset, 0));
+    add("GLOBAL_LOAD_SSHORT", aux(kOffset, 0, kSigned));
+    add("GLOBAL_STORE_SHORT", aux(kOffset, 0));
+    add("GLOBAL_STORE_SHORT_D16_HI", aux(kOffset, 0, kD16Hi));
+    add("GLOBAL_LOAD_LDS_DWORD", aux(kOffset, 4, kToLds));
+    add("GLOBAL_LOAD_LDS_DWORDX3", aux(kOffset, 12, kToLds));
+    add("GLOBAL_LOAD_LDS_DWORDX4", aux(kOffset, 16, kToLds));
+  }
+}
+
+}  // namespace cdna4::emu

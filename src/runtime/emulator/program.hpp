@@ -1,0 +1,93 @@
+#pragma once
+// Pre-decoded form of a code object's .text: one Inst per machine instruction,
+// each carrying its handler and canonical operands, so execution never decodes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cdna4::emu {
+
+struct Wave;
+struct Inst;
+using Handler = void (*)(Wave&, const Inst&);
+
+// Scalar register numbers follow the hardware encoding, so VCC, M0 and EXEC are
+// plain entries of the scalar file.
+namespace sreg {
+constexpr uint16_t kFlatScratchLo = 102;
+constexpr uint16_t kVccLo = 106;
+constexpr uint16_t kM0 = 124;
+constexpr uint16_t kExecLo = 126;
+constexpr uint16_t kFileSize = 128;
+}  // namespace sreg
+
+enum class OperandKind : uint8_t {
+  None,
+  Sgpr,     // index = scalar register number (see sreg)
+  Vgpr,     // index = unified register number (AGPR n -> accum_offset + n)
+  Imm,      // inline constant or literal, value in imm
+  Scc,      // src_scc
+  VccZ,     // src_vccz
+  ExecZ,    // src_execz
+};
+
+struct Operand {
+  OperandKind kind = OperandKind::None;
+  uint8_t dwords = 1;
+  uint8_t neg = 0;   // VOP3 input modifiers (float sources only)
+  uint8_t abs = 0;
+  uint16_t index = 0;
+  bool is_agpr = false;
+  uint64_t imm = 0;
+  bool is_reg() const { return kind == OperandKind::Sgpr || kind == OperandKind::Vgpr; }
+};
+
+// A register range an instruction reads or writes; the race checker walks these.
+// Memory operations complete asynchronously on one of three in-order queues.
+enum class AsyncClass : uint8_t { None = 0, Vector = 1, Lds = 2, Scalar = 3 };
+
+struct RegAccess {
+  uint16_t first = 0;
+  uint8_t count = 0;
+  bool vector = false;
+  bool write = false;
+};
+
+struct Inst {
+  Handler exec = nullptr;
+  uint32_t pc = 0;       // byte offset into .text
+  uint32_t size = 0;
+  uint32_t id = 0;       // index into Program::insts (and names/disasm)
+  Operand dst[2];        // dst[0]: vdst/sdst, dst[1]: carry-out / compare mask
+  Operand src[4];
+  uint8_t num_src = 0;
+  uint8_t clamp = 0;
+  uint8_t omod = 0;
+  int64_t offset = 0;    // memory instruction offset, SOPP/SOPK immediate
+  uint32_t target = 0;   // branch target as instruction index
+  uint32_t aux = 0;      // per-family extra (memory dwords, flags)
+  AsyncClass async = AsyncClass::None;  // queue a memory instruction's completion goes to
+  uint8_t num_access = 0;
+  RegAccess access[8];
+};
+
+struct Program {
+  std::vector<Inst> insts;
+  std::vector<std::string> names;   // LLVM opcode name per inst
+  std::vector<std::string> disasm;  // printed instruction per inst
+  std::vector<std::string> errors;  // why an inst cannot execute (empty when it can)
+  std::vector<int32_t> index_of_dword;  // pc/4 -> inst index, -1 inside an instruction
+  uint32_t accum_offset = 0;
+
+  int32_t index_at(uint64_t pc) const {
+    uint64_t d = pc / 4;
+    return (pc % 4 == 0 && d < index_of_dword.size()) ? index_of_dword[d] : -1;
+  }
+  std::string describe(const Inst& in) const;  // "<disasm> (NAME) at 0x..."
+};
+
+// Decodes the whole text once (thread-safe, cached by content and accum_offset).
+std::shared_ptr<const Program> decode_program(const std::vector<uint8_t>& text, uint32_t accum_offset);
+
+}  // namespace cdna4::emu

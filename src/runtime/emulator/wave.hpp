@@ -1,0 +1,74 @@
+#pragma once
+// State of one wave64 and of the workgroup it belongs to.
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cdna4/code_object.hpp"
+#include "runtime/emulator/async_queue.hpp"
+#include "runtime/emulator/emulator.hpp"
+#include "runtime/emulator/global_memory.hpp"
+#include "runtime/emulator/lds_race_tracker.hpp"
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::emu {
+
+constexpr int kLanes = 64;
+constexpr int kRegisterFile = 512;
+
+enum class WaveStatus : uint8_t { Ready, Waiting, AtBarrier, Done };
+
+struct Workgroup;
+
+struct Wave {
+  Workgroup* wg = nullptr;
+  uint32_t id = 0;                 // wave index inside the workgroup
+  uint32_t pc = 0;                 // instruction index
+  uint32_t next_pc = 0;            // set by handlers that branch or stay
+  bool scc = false;
+  WaveStatus status = WaveStatus::Ready;
+  uint64_t ready_at = 0;           // Waiting: simulated time at which to retry
+  uint32_t priority = 0;           // s_setprio
+  uint32_t barrier_epoch = 0;      // barriers passed
+  uint32_t sgpr[sreg::kFileSize] = {};
+  std::vector<uint32_t> vgpr_storage;  // [register][lane]
+  AsyncState async;
+
+  uint32_t* v(uint32_t reg) { return vgpr_storage.data() + reg * kLanes; }
+  const uint32_t* v(uint32_t reg) const { return vgpr_storage.data() + reg * kLanes; }
+  uint64_t s64(uint32_t reg) const { return sgpr[reg] | (uint64_t(sgpr[reg + 1]) << 32); }
+  void set_s64(uint32_t reg, uint64_t value) {
+    sgpr[reg] = static_cast<uint32_t>(value);
+    sgpr[reg + 1] = static_cast<uint32_t>(value >> 32);
+  }
+  uint64_t exec() const { return s64(sreg::kExecLo); }
+  uint64_t vcc() const { return s64(sreg::kVccLo); }
+};
+
+struct Workgroup {
+  const Program* program = nullptr;
+  const KernelInfo* kernel = nullptr;
+  const GlobalMemory* memory = nullptr;
+  EmulatorOptions options;
+  bool track_races = true;         // false with instant completion
+  uint32_t id[3] = {0, 0, 0};
+  uint64_t linear_id = 0;
+  std::vector<uint8_t> lds;
+  std::vector<Wave> waves;
+  uint32_t live_waves = 0;
+  uint64_t now = 0;                // simulated issue slots
+  std::mt19937_64 rng;
+  LdsRaceTracker lds_tracker;
+  std::vector<const AsyncState*> async_states;  // per wave, for the LDS race tracker
+  std::vector<RaceReport> races;
+  uint64_t instructions = 0;
+  uint64_t mfma_macs = 0;
+
+  uint32_t random_below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(rng() % n); }
+  void report_race(const Wave& wave, const Inst& in, std::string what);
+  [[noreturn]] void fail(const Wave& wave, const Inst& in, const std::string& what) const;
+};
+
+}  // namespace cdna4::emu

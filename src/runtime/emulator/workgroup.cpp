@@ -1,0 +1,193 @@
+#include "runtime/emulator/workgroup.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cdna4/error.hpp"
+#include "runtime/emulator/memory_timing.hpp"
+
+namespace cdna4::emu {
+namespace {
+
+void unsupported(Wave& w, const Inst& in) { w.wg->fail(w, in, w.wg->program->errors[in.id]); }
+
+uint64_t mix(uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// User SGPRs in descriptor order, then workgroup ids (gfx9 entry ABI).
+void init_scalar_state(Wave& w, const WorkgroupSetup& s, const uint32_t id[3]) {
+  const KernelInfo& k = *s.kernel;
+  uint32_t next = 0;
+  auto put64 = [&](uint64_t v) {
+    w.sgpr[next++] = uint32_t(v);
+    w.sgpr[next++] = uint32_t(v >> 32);
+  };
+  uint16_t props = k.kernel_code_properties;
+  if (props & 0x1) next += 4;                        // private segment buffer (scratch unsupported)
+  if (props & 0x2) put64(s.dispatch_packet_address);  // dispatch ptr
+  if (props & 0x4) put64(0);                          // queue ptr
+  if (props & 0x8) put64(s.kernarg_address);          // kernarg segment ptr
+  if (props & 0x10) put64(0);                         // dispatch id
+  if (props & 0x20) put64(0);                         // flat scratch init
+  if (props & 0x40) w.sgpr[next++] = 0;               // private segment size
+  // Remaining user SGPRs hold preloaded kernel arguments.
+  const auto& kernarg = s.dispatch->kernarg;
+  for (uint32_t i = 0; next < k.user_sgpr_count(); ++i, ++next) {
+    uint32_t v = 0;
+    if (4 * i + 4 <= kernarg.size()) std::memcpy(&v, kernarg.data() + 4 * i, 4);
+    w.sgpr[next] = v;
+  }
+  if (k.workgroup_id_x()) w.sgpr[next++] = id[0];
+  if (k.workgroup_id_y()) w.sgpr[next++] = id[1];
+  if (k.workgroup_id_z()) w.sgpr[next++] = id[2];
+}
+
+void init_vector_state(Wave& w, const WorkgroupSetup& s, uint32_t vgprs) {
+  const uint32_t* block = s.dispatch->block;
+  uint32_t threads = block[0] * block[1] * block[2];
+  std::fill(w.vgpr_storage.begin(), w.vgpr_storage.begin() + size_t(vgprs) * kLanes, 0u);
+  uint64_t exec = 0;
+  uint32_t* v0 = w.v(0);
+  bool packed = s.kernel->workitem_id_dims() > 0;
+  for (int l = 0; l < kLanes; ++l) {
+    uint32_t flat = w.id * kLanes + l;
+    if (flat >= threads) continue;
+    exec |= 1ull << l;
+    uint32_t x = flat % block[0], y = (flat / block[0]) % block[1], z = flat / (block[0] * block[1]);
+    v0[l] = packed ? (x | (y << 10) | (z << 20)) : x;
+  }
+  w.set_s64(sreg::kExecLo, exec);
+}
+
+Wave* pick_wave(Workgroup& wg) {
+  // Wake waves whose waits have elapsed; release a barrier all live waves reached.
+  for (;;) {
+    uint32_t at_barrier = 0, runnable = 0, weight = 0;
+    uint64_t next_wake = ~0ull;
+    for (auto& w : wg.waves) {
+      if (w.status == WaveStatus::Waiting) {
+        if (w.ready_at <= wg.now) w.status = WaveStatus::Ready;
+        else next_wake = std::min(next_wake, w.ready_at);
+      }
+      if (w.status == WaveStatus::AtBarrier) ++at_barrier;
+      if (w.status == WaveStatus::Ready) {
+        ++runnable;
+        weight += 1 + 3 * w.priority;
+      }
+    }
+    if (runnable > 0) {
+      uint32_t pick = wg.random_below(weight);
+      for (auto& w : wg.waves) {
+        if (w.status != WaveStatus::Ready) continue;
+        uint32_t wt = 1 + 3 * w.priority;
+        if (pick < wt) return &w;
+        pick -= wt;
+      }
+    }
+    if (wg.live_waves == 0) return nullptr;
+    if (at_barrier == wg.live_waves) {
+      for (auto& w : wg.waves)
+        if (w.status == WaveStatus::AtBarrier) {
+          w.status = WaveStatus::Ready;
+          ++w.barrier_epoch;
+        }
+      continue;
+    }
+    if (next_wake == ~0ull)
+      throw Error(fmt::format("emulator: workgroup ({},{},{}) deadlocked: waves wait at s_barrier while others "
+                              "wait on counters that can never drop",
+                              wg.id[0], wg.id[1], wg.id[2]));
+    wg.now = next_wake;
+  }
+}
+
+}  // namespace
+
+Handler unsupported_instruction_handler() { return unsupported; }
+
+void Workgroup::report_race(const Wave& wave, const Inst& in, std::string what) {
+  if (races.size() >= options.max_races) return;
+  RaceReport r;
+  r.pc = in.pc;
+  std::copy(std::begin(id), std::end(id), r.workgroup);
+  r.wave = wave.id;
+  r.instruction = program->disasm[in.id];
+  r.what = fmt::format("race in workgroup ({},{},{}) wave {} at 0x{:x} '{}': {}", id[0], id[1], id[2], wave.id, in.pc,
+                       r.instruction, what);
+  races.push_back(std::move(r));
+}
+
+void Workgroup::fail(const Wave& wave, const Inst& in, const std::string& what) const {
+  throw Error(fmt::format("emulator: {} in workgroup ({},{},{}) wave {}: {}", program->describe(in), id[0], id[1],
+                          id[2], wave.id, what));
+}
+
+void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3]) {
+  const KernelInfo& k = *s.kernel;
+  const Dispatch& d = *s.dispatch;
+  wg.program = s.program;
+  wg.kernel = s.kernel;
+  wg.memory = s.memory;
+  wg.options = s.options;
+  wg.track_races = !s.options.instant_completion;
+  std::copy(id, id + 3, wg.id);
+  wg.linear_id = id[0] + uint64_t(d.grid[0]) * (id[1] + uint64_t(d.grid[1]) * id[2]);
+  wg.rng.seed(mix(s.options.seed ^ mix(wg.linear_id)));
+  wg.now = 0;
+  wg.races.clear();
+  wg.instructions = wg.mfma_macs = 0;
+  uint32_t lds_bytes = std::max(k.group_segment_fixed_size, k.md_group_segment_fixed_size) + d.dynamic_lds;
+  wg.lds.assign(lds_bytes, 0);
+  uint32_t threads = d.block[0] * d.block[1] * d.block[2];
+  uint32_t num_waves = (threads + kLanes - 1) / kLanes;
+  wg.waves.resize(num_waves);
+  wg.async_states.clear();
+  uint32_t vgprs = std::min<uint32_t>(kRegisterFile, std::max<uint32_t>({(k.vgpr_granule_count + 1) * 8, k.vgpr_count, 1}));
+  for (uint32_t i = 0; i < num_waves; ++i) {
+    Wave& w = wg.waves[i];
+    w.wg = &wg;
+    w.id = i;
+    int32_t entry = s.program->index_at(k.entry_offset);
+    if (entry < 0) throw Error(fmt::format("emulator: kernel {} entry 0x{:x} is not an instruction", k.name, k.entry_offset));
+    w.pc = static_cast<uint32_t>(entry);
+    w.scc = false;
+    w.status = WaveStatus::Ready;
+    w.ready_at = 0;
+    w.priority = 0;
+    w.barrier_epoch = 0;
+    std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0u);
+    w.vgpr_storage.resize(size_t(kRegisterFile) * kLanes);
+    w.async.reset();
+    init_scalar_state(w, s, id);
+    init_vector_state(w, s, vgprs);
+    wg.async_states.push_back(&w.async);
+  }
+  wg.live_waves = num_waves;
+  if (wg.track_races) wg.lds_tracker.reset(lds_bytes, num_waves);
+
+  const Program& p = *s.program;
+  const uint32_t end = static_cast<uint32_t>(p.insts.size());
+  while (Wave* w = pick_wave(wg)) {
+    uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
+    for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
+      if (w->pc >= end) throw Error(fmt::format("emulator: wave {} ran past the end of .text", w->id));
+      const Inst& in = p.insts[w->pc];
+      if (wg.track_races) {
+        retire_completed(*w);
+        check_register_races(*w, in);
+      }
+      w->next_pc = w->pc + 1;
+      in.exec(*w, in);
+      w->pc = w->next_pc;
+      ++wg.now;
+      if (w->status != WaveStatus::Waiting) ++wg.instructions;
+    }
+  }
+}
+
+}  // namespace cdna4::emu
