@@ -37,7 +37,6 @@ struct Wave {
   std::vector<Event> events;                       // parallel to *stream
   std::map<Key, int> write_of_tile;                // (operand, part, k) -> stream index
   std::map<Key, std::vector<int>> writes_to_slot;  // (operand, part, slot) -> stream indices
-  int barriers = 0;
 };
 
 class Simulation {
@@ -49,10 +48,6 @@ class Simulation {
     for (int g = 0; g < s_.pingpong_groups; ++g) streams_[g] = expand(s_, k_tiles_, g);
     waves_.resize(s_.waves);
     for (int w = 0; w < s_.waves; ++w) run_wave(w);
-    for (int w = 1; w < s_.waves; ++w)
-      if (waves_[w].barriers != waves_[0].barriers)
-        add("barrier-count", -1, fmt::format("wave {} executes {} s_barriers but wave 0 executes {}: the workgroup deadlocks",
-                                             w, waves_[w].barriers, waves_[0].barriers));
     for (int v = 0; v < s_.waves; ++v) check_reads(v);
   }
 
@@ -150,7 +145,6 @@ class Simulation {
         case OpKind::wait: break;
       }
     }
-    w.barriers = epoch;
   }
 
   // Happens-before between an event of wave `from` (done at index/epoch) and an
