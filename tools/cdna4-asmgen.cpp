@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,25 +13,32 @@
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/error.hpp"
+#include "cdna4/gemm.hpp"
+#include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
 
 namespace {
 
 const char* kUsage =
     "usage: cdna4-asmgen [options] INPUT.s\n"
+    "       cdna4-asmgen SCHEDULE.json --shape MxNxK [--out-type f32|bf16] [-o OUT] [--emit ...]\n"
+    "       cdna4-asmgen --verify SCHEDULE.json\n"
     "\n"
-    "Assembles gfx950 assembly in process (LLVM MC) and links it in process (lld)\n"
-    "into an HSA code object (code object v5).\n"
+    "Assembles gfx950 assembly, or compiles a GEMM schedule for a shape, in process\n"
+    "(LLVM MC + lld) into an HSA code object (code object v5).\n"
     "\n"
     "options:\n"
-    "  -o FILE            output file (default: INPUT with .hsaco, or .o for --emit obj)\n"
-    "  --emit obj|hsaco   relocatable object or linked code object (default: hsaco,\n"
-    "                     or obj when -o ends in .o)\n"
-    "  --print-metadata   print each kernel's descriptor fields and the metadata note\n"
-    "  -h, --help         this text\n";
+    "  -o FILE              output file (default: INPUT with the --emit extension)\n"
+    "  --emit KIND          asm (.s, schedules only), obj (.o), hsaco, or metadata (.yaml);\n"
+    "                       default from the -o extension, else hsaco\n"
+    "  --shape MxNxK        GEMM shape for a schedule\n"
+    "  --out-type f32|bf16  C element type for a schedule (default f32)\n"
+    "  --print-metadata     print each kernel's descriptor fields and the metadata note\n"
+    "  --verify FILE.json   plan and verify a schedule; print the verdict and the plan\n"
+    "  -h, --help           this text\n";
 
 struct Options {
-  std::string input, output, emit;
+  std::string input, output, emit, shape, out_type = "f32", verify;
   bool print_metadata = false;
 };
 
@@ -62,17 +70,33 @@ Options parse(int argc, char** argv) {
     else if (a == "-o") o.output = value("-o");
     else if (a == "--emit") o.emit = value("--emit");
     else if (a == "--print-metadata") o.print_metadata = true;
+    else if (a == "--shape") o.shape = value("--shape");
+    else if (a == "--out-type") o.out_type = value("--out-type");
+    else if (a == "--verify") o.verify = value("--verify");
     else if (!a.empty() && a[0] == '-') throw cdna4::Error("unknown option " + a + " (see --help)");
     else if (o.input.empty()) o.input = a;
     else throw cdna4::Error("more than one input: " + o.input + " and " + a);
   }
+  if (!o.verify.empty()) return o;
   if (o.input.empty()) throw cdna4::Error("no input file (see --help)");
-  if (o.emit.empty()) o.emit = ends_with(o.output, ".o") ? "obj" : "hsaco";
-  if (o.emit != "obj" && o.emit != "hsaco") throw cdna4::Error("--emit takes obj or hsaco, not " + o.emit);
+  const bool schedule = ends_with(o.input, ".json");
+  if (schedule && o.shape.empty()) throw cdna4::Error("a schedule needs --shape MxNxK");
+  if (!schedule && !o.shape.empty()) throw cdna4::Error("--shape applies to a schedule (.json) input");
+  if (o.out_type != "f32" && o.out_type != "bf16") throw cdna4::Error("--out-type takes f32 or bf16");
+  if (o.emit.empty()) {
+    if (ends_with(o.output, ".o")) o.emit = "obj";
+    else if (ends_with(o.output, ".s")) o.emit = "asm";
+    else if (ends_with(o.output, ".yaml")) o.emit = "metadata";
+    else o.emit = "hsaco";
+  }
+  if (o.emit != "obj" && o.emit != "hsaco" && o.emit != "asm" && o.emit != "metadata")
+    throw cdna4::Error("--emit takes asm, obj, hsaco or metadata, not " + o.emit);
+  if (o.emit == "asm" && !schedule) throw cdna4::Error("--emit asm needs a schedule input");
   if (o.output.empty()) {
-    std::string stem = o.input;
-    if (ends_with(stem, ".s")) stem.resize(stem.size() - 2);
-    o.output = stem + (o.emit == "obj" ? ".o" : ".hsaco");
+    std::string stem = o.input.substr(0, o.input.rfind('.'));
+    static const std::map<std::string, std::string> ext{
+        {"obj", ".o"}, {"hsaco", ".hsaco"}, {"asm", ".s"}, {"metadata", ".yaml"}};
+    o.output = stem + ext.at(o.emit);
   }
   return o;
 }
@@ -93,23 +117,60 @@ void print_metadata(const cdna4::CodeObject& co) {
 
 }  // namespace
 
+void write_text(const std::string& path, const std::string& text) {
+  write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// One screen: what the kernel costs and where its time went.
+void print_summary(const cdna4::GemmKernel& k) {
+  const auto& st = k.stats;
+  fmt::print("kernel {} for {}: grid {}x{} workgroups of {} work-items\n", k.kernel.name(), k.shape.to_string(),
+             k.grid.x, k.grid.y, k.block.x);
+  fmt::print("registers: {} VGPR (incl. {} AGPR), {} SGPR; LDS {} bytes\n", st.vgprs, st.agprs, st.sgprs,
+             st.lds_bytes);
+  fmt::print("instructions: {} in the kernel, {} MFMA", st.instructions, st.mfma);
+  if (st.loop_instructions)
+    fmt::print("; steady-state loop body {} instructions for {} iteration(s)", st.loop_instructions,
+               st.loop_iterations);
+  fmt::print("\ncompile {:.2f} ms (plan+verify {:.2f}, lower {:.2f}, assemble {:.2f}, link {:.2f})\n", st.total_ms,
+             st.parse_plan_verify_ms, st.lower_ms, st.assemble_ms, st.link_ms);
+}
+
+int compile_schedule(const Options& o) {
+  cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
+  shape.out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
+  const cdna4::Schedule schedule = cdna4::load_schedule(o.input);
+  const cdna4::GemmKernel k = cdna4::compile(schedule, shape);
+  if (o.emit == "asm") write_text(o.output, k.assembly);
+  else if (o.emit == "hsaco") write_bytes(o.output, k.kernel.hsaco());
+  else if (o.emit == "metadata") write_text(o.output, k.kernel.code_object().metadata_yaml());
+  else write_bytes(o.output, cdna4::codegen::assemble(k.assembly, o.input));
+  print_summary(k);
+  fmt::print("wrote {} ({})\n", o.output, o.emit);
+  if (o.print_metadata) print_metadata(k.kernel.code_object());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   try {
     Options o = parse(argc, argv);
+    if (!o.verify.empty()) return cdna4::run_verify_cli(o.verify, std::cout);
+    if (ends_with(o.input, ".json")) return compile_schedule(o);
     const std::string text = read_text(o.input);
     const auto t0 = std::chrono::steady_clock::now();
     auto object = cdna4::codegen::assemble(text, o.input);
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<uint8_t> out = object;
-    if (o.emit == "hsaco") out = cdna4::codegen::link_hsaco(object);
+    if (o.emit == "hsaco" || o.emit == "metadata") out = cdna4::codegen::link_hsaco(object);
     const auto t2 = std::chrono::steady_clock::now();
-    write_bytes(o.output, out);
+    if (o.emit == "metadata") write_text(o.output, cdna4::CodeObject::read(out).metadata_yaml());
+    else write_bytes(o.output, out);
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     fmt::print("{}: {} bytes ({}; assemble {:.2f} ms{})\n", o.output, out.size(), o.emit, ms(t0, t1),
                o.emit == "hsaco" ? fmt::format(", link {:.2f} ms", ms(t1, t2)) : "");
     if (o.print_metadata) {
-      if (o.emit != "hsaco") throw cdna4::Error("--print-metadata needs --emit hsaco");
-      print_metadata(cdna4::CodeObject::read(out));
+      if (o.emit == "obj") throw cdna4::Error("--print-metadata needs a linked code object, not --emit obj");
+      print_metadata(cdna4::CodeObject::read(o.emit == "hsaco" ? out : cdna4::codegen::link_hsaco(object)));
     }
     return 0;
   } catch (const cdna4::Error& e) {

@@ -1,0 +1,75 @@
+#pragma once
+// compile(schedule, shape) -> a gfx950 GEMM kernel, and a one-call run_gemm.
+//
+// C[M x N] = A[M x K] * B, with A row-major (lda) and B given as N x K row-major
+// (ldb; the "nt" layout), bf16 inputs, fp32 accumulation, C row-major (ldc) in
+// fp32 or bf16 (round to nearest even).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cdna4/runtime.hpp"
+#include "cdna4/schedule.hpp"
+
+namespace cdna4 {
+
+enum class OutType { f32, bf16 };
+
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 = packed (K, K, N)
+  OutType out = OutType::f32;
+
+  int64_t a_ld() const { return lda ? lda : k; }
+  int64_t b_ld() const { return ldb ? ldb : k; }
+  int64_t c_ld() const { return ldc ? ldc : n; }
+  std::string to_string() const;  // "257x130x96 f32"
+};
+
+// Parses "MxNxK".
+GemmShape parse_shape(const std::string& text);
+
+struct CompileOptions {
+  bool use_cache = true;    // reuse a kernel compiled before for the same schedule and shape
+  std::string kernel_name;  // default: derived from the schedule name
+};
+
+struct CompileStats {
+  double parse_plan_verify_ms = 0, lower_ms = 0, assemble_ms = 0, link_ms = 0, total_ms = 0;
+  bool cached = false;
+  int instructions = 0;      // in the whole kernel
+  int loop_instructions = 0; // in the steady-state loop body (0 when fully unrolled)
+  int loop_iterations = 0;   // schedule iterations per loop trip
+  int mfma = 0;              // MFMA instructions in the kernel
+  int vgprs = 0, agprs = 0, sgprs = 0, lds_bytes = 0;
+};
+
+struct GemmKernel {
+  Kernel kernel;
+  Dim3 grid;   // workgroups
+  Dim3 block;  // work-items
+  GemmShape shape;
+  std::string assembly;  // the .s that was assembled
+  CompileStats stats;
+};
+
+// Plans and verifies the schedule (a rejected schedule throws with the
+// verifier's message), lowers it for the shape, assembles and links in process.
+GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const CompileOptions& options = {});
+// The same from schedule JSON text.
+GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape,
+                        const CompileOptions& options = {});
+
+// Host-side GEMM in one call: pads K to the kernel's granularity, uploads, runs,
+// downloads. `b_kn` is B as K x N row-major (the common layout); it is transposed
+// on the host into the kernel's N x K. Returns C as raw bits (fp32 or bf16).
+struct GemmRun {
+  std::vector<uint8_t> c;  // M x N row-major, 4 or 2 bytes per element
+  LaunchStats launch;
+  CompileStats compile;
+};
+GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
+                 const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
+                 const LaunchOptions& launch = {});
+
+}  // namespace cdna4

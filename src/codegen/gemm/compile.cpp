@@ -1,0 +1,120 @@
+// compile(schedule, shape): plan, verify, lower, assemble, link; with a cache.
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+#include "cdna4/gemm.hpp"
+#include "codegen/assembler.hpp"
+#include "codegen/gemm/lower_gemm.hpp"
+#include "codegen/isa/instruction.hpp"
+
+namespace cdna4 {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::mutex cache_mutex;
+std::map<std::string, GemmKernel> cache;
+
+std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
+  if (!o.kernel_name.empty()) return o.kernel_name;
+  std::string name = "cdna4_gemm_" + s.name;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  return name;
+}
+
+std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name) {
+  return fmt::format("{}|{}|{},{},{}|{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name);
+}
+
+int count_mfma(const codegen::isa::Code& code) {
+  int n = 0;
+  for (const auto& l : code.lines)
+    n += l.kind == codegen::isa::Line::Kind::instruction && codegen::isa::is_mfma(l.inst);
+  return n;
+}
+
+}  // namespace
+
+std::string GemmShape::to_string() const {
+  return fmt::format("{}x{}x{} {}", m, n, k, out == OutType::f32 ? "f32" : "bf16");
+}
+
+GemmShape parse_shape(const std::string& text) {
+  GemmShape sh;
+  long long m = 0, n = 0, k = 0;
+  char x1 = 0, x2 = 0;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%lld%c%lld%c%lld%n", &m, &x1, &n, &x2, &k, &consumed) != 5 || x1 != 'x' ||
+      x2 != 'x' || size_t(consumed) != text.size())
+    throw Error(fmt::format("shape '{}': expected MxNxK, e.g. 1024x1024x1024", text));
+  sh.m = m;
+  sh.n = n;
+  sh.k = k;
+  return sh;
+}
+
+GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const CompileOptions& options) {
+  const auto t0 = Clock::now();
+  const std::string name = kernel_name_for(schedule, options);
+  std::string key;
+  if (options.use_cache) {
+    key = cache_key(schedule, shape, name);
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (auto it = cache.find(key); it != cache.end()) {
+      GemmKernel hit = it->second;
+      hit.stats.cached = true;
+      hit.stats.total_ms = ms_since(t0);
+      return hit;
+    }
+  }
+  GemmKernel out;
+  CompileStats& st = out.stats;
+  const Schedule planned = plan(schedule);
+  verify_or_throw(planned);
+  st.parse_plan_verify_ms = ms_since(t0);
+
+  auto t = Clock::now();
+  const codegen::LoweredGemm lowered = codegen::lower_gemm(planned, shape, name);
+  out.assembly = lowered.assembly();
+  st.lower_ms = ms_since(t);
+
+  t = Clock::now();
+  const auto object = codegen::assemble(out.assembly, name + ".s");
+  st.assemble_ms = ms_since(t);
+  t = Clock::now();
+  auto hsaco = codegen::link_hsaco(object);
+  st.link_ms = ms_since(t);
+
+  out.kernel = Kernel::from_hsaco(std::move(hsaco), name);
+  out.shape = shape;
+  out.grid = Dim3(uint32_t((shape.n + planned.tile_n - 1) / planned.tile_n),
+                  uint32_t((shape.m + planned.tile_m - 1) / planned.tile_m));
+  out.block = Dim3(uint32_t(planned.waves * 64));
+  st.instructions = int(lowered.code.instruction_count());
+  st.loop_instructions = lowered.loop_instructions;
+  st.loop_iterations = lowered.loop_iterations;
+  st.mfma = count_mfma(lowered.code);
+  st.vgprs = int(lowered.spec.next_free_vgpr());
+  st.agprs = int(lowered.spec.agprs);
+  st.sgprs = int(lowered.spec.sgprs);
+  st.lds_bytes = int(lowered.spec.lds_bytes);
+  st.total_ms = ms_since(t0);
+  if (options.use_cache) {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    cache.emplace(key, out);
+  }
+  return out;
+}
+
+GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape, const CompileOptions& options) {
+  return compile(parse_schedule(schedule_json), shape, options);
+}
+
+}  // namespace cdna4

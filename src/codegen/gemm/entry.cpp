@@ -1,0 +1,104 @@
+// Kernel entry: workgroup and wave coordinates, buffer descriptors, each lane's
+// global and LDS addresses, and zeroed accumulators.
+#include <bit>
+
+#include "codegen/gemm/context.hpp"
+
+namespace cdna4::codegen {
+
+using namespace isa;
+
+namespace {
+
+int log2_exact(int v) { return std::countr_zero(unsigned(v)); }
+
+void buffer_descriptor(Code& c, Reg desc, Reg ptr, int64_t bytes) {
+  c.s_mov_b32(desc.sub(0), ptr.sub(0));
+  c.s_and_b32(desc.sub(1), ptr.sub(1), imm(0xffff));
+  c.s_mov_b32(desc.sub(2), imm(bytes));
+  c.s_mov_b32(desc.sub(3), imm(0x20000));
+}
+
+// Bytes from the matrix start to one past its last element.
+int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int elem) { return ((rows - 1) * ld + cols) * elem; }
+
+// Lane l of wave w in a G2S part loads 16 bytes of the part's chunk w: chunk
+// (row block w / kpacks, kpack w % kpacks), row l % mfma_rows, k 8 * (l / mfma_rows).
+void g2s_lane_addresses(GemmContext& ctx, Operand op) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const Reg row_base = r.tmp.sub(0), kcol_base = r.tmp.sub(1), ld = r.tmp.sub(2);
+  const Reg row = r.addr_tmp.sub(0), kcol = r.addr_tmp.sub(1);
+  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(ctx.geo.kpacks)));
+  c.s_mul_i32(row_base, row_base, imm(ctx.mfma_rows(op)));
+  c.s_add_u32(row_base, row_base, op == Operand::a ? r.tile_m0 : r.tile_n0);
+  c.s_and_b32(kcol_base, r.wave, imm(ctx.geo.kpacks - 1));
+  c.s_mul_i32(kcol_base, kcol_base, imm(ctx.geo.mfma_k));
+  c.v_lshlrev_b32(kcol, imm(3), r.lane_kgroup);
+  c.v_add_u32(kcol, kcol_base, kcol);
+  c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
+  const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
+  for (int p = 0; p < parts; ++p) {
+    const Reg addr = r.g2s_addr(op, p, ctx.geo), masked_kcol = r.g2s_kcol(op, p, ctx.geo);
+    c.v_add_u32(row, row_base, r.lane_row);
+    if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
+    c.v_mul_lo_u32(addr, row, ld);
+    c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
+    c.v_add_u32(addr, addr, masked_kcol);
+    if (ctx.needs_mask(op)) {
+      c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
+      c.v_cndmask_b32(masked_kcol, imm(kNoColumn), kcol);
+    }
+  }
+}
+
+// ds_read_b128 address of the wave's first fragment in each slot; fragments
+// of (block j, kpack) sit at (j * kpacks + kpack) KiB from it.
+void lds_lane_addresses(GemmContext& ctx, Operand op) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const Schedule& s = ctx.schedule;
+  const Reg wave_offset = r.tmp.sub(0), lane_offset = r.addr_tmp.sub(0);
+  c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.geo.kpacks * 1024));
+  c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
+  c.v_add_u32(lane_offset, wave_offset, lane_offset);
+  for (int slot = 0; slot < s.lds_buffers; ++slot)
+    c.v_add_u32(r.lds_addr(op, slot, s.lds_buffers), imm(lds_offset(s, op, 0, slot)), lane_offset);
+}
+
+}  // namespace
+
+void emit_entry(GemmContext& ctx) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const Schedule& s = ctx.schedule;
+  const GemmShape& sh = ctx.shape;
+  c.comment("entry: kernel arguments, wave coordinates");
+  c.s_load_dwordx2(r.ptr_a, r.kernarg, 0);
+  c.s_load_dwordx2(r.ptr_b, r.kernarg, 8);
+  c.s_load_dwordx2(r.ptr_c, r.kernarg, 16);
+  c.v_and_b32(r.lane, imm(63), r.tid);
+  c.v_lshrrev_b32(r.addr_tmp.sub(0), imm(6), r.tid);
+  c.v_readfirstlane_b32(r.wave, r.addr_tmp.sub(0));
+  c.v_and_b32(r.lane_row, imm(ctx.geo.mfma_m - 1), r.lane);
+  c.v_lshrrev_b32(r.lane_kgroup, imm(log2_exact(ctx.geo.mfma_m)), r.lane);
+  c.s_lshl_b32(r.wave_chunk, r.wave, imm(10));
+  c.s_lshr_b32(r.wave_m, r.wave, imm(log2_exact(s.wave_grid_n)));
+  c.s_and_b32(r.wave_n, r.wave, imm(s.wave_grid_n - 1));
+  c.s_mul_i32(r.tile_m0, r.wg_y, imm(s.tile_m));
+  c.s_mul_i32(r.tile_n0, r.wg_x, imm(s.tile_n));
+  c.s_mov_b32(r.k_base, imm(0));
+  c.s_waitcnt(-1, 0);
+  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, 2));
+  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, 2));
+  buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, sh.out == OutType::f32 ? 4 : 2));
+  c.comment("entry: lane addresses");
+  for (Operand op : {Operand::a, Operand::b}) {
+    g2s_lane_addresses(ctx, op);
+    lds_lane_addresses(ctx, op);
+  }
+  c.comment("entry: zero accumulators");
+  for (int i = 0; i < r.agprs; ++i) c.v_accvgpr_write_b32(a(i), imm(0));
+}
+
+}  // namespace cdna4::codegen

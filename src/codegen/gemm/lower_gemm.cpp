@@ -1,0 +1,84 @@
+#include "codegen/gemm/lower_gemm.hpp"
+
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+#include "codegen/gemm/context.hpp"
+#include "codegen/isa/hazards.hpp"
+
+namespace cdna4::codegen {
+
+namespace {
+
+constexpr int64_t kMaxOperandBytes = int64_t(1) << 30;  // lane offsets stay below the out-of-range marks
+
+bool power_of_two(int v) { return v > 0 && std::has_single_bit(unsigned(v)); }
+
+void check_supported(const Schedule& s) {
+  auto fail = [&](const std::string& why) { throw Error(fmt::format("schedule {}: {}", s.name, why)); };
+  if (s.layout != Layout::nt)
+    fail("layout \"nn\" (B as K x N) is not lowered yet: the kernel reads B as N x K (\"nt\"); "
+         "run_gemm and cdna4-gemm transpose a K x N B on the host");
+  if (s.type_a != DataType::bf16 || s.type_b != DataType::bf16 || s.type_acc != DataType::f32)
+    fail("only bf16 inputs with fp32 accumulation are lowered");
+  if (!power_of_two(s.wave_grid_n) || !power_of_two(kpacks(s)))
+    fail(fmt::format("wave_grid.n ({}) and tile.k / mfma k ({}) must be powers of two", s.wave_grid_n, kpacks(s)));
+  if (s.pingpong_groups > 2) fail("at most 2 ping-pong groups");
+}
+
+}  // namespace
+
+void validate_shape(const GemmShape& sh) {
+  auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
+  if (sh.m < 1 || sh.n < 1 || sh.k < 1) fail("M, N and K must be at least 1");
+  if (sh.k % 8 != 0)
+    fail(fmt::format("K must be a multiple of 8 (each lane loads 8 consecutive k); pad A and B with zero columns "
+                     "to K={} (run_gemm does this)", (sh.k + 7) / 8 * 8));
+  if (sh.a_ld() < sh.k || sh.b_ld() < sh.k || sh.c_ld() < sh.n) fail("a leading dimension is smaller than its row");
+  if (sh.a_ld() % 8 != 0 || sh.b_ld() % 8 != 0)
+    fail("lda and ldb must be multiples of 8 elements (rows start on 16 bytes)");
+  const int c_elem = sh.out == OutType::f32 ? 4 : 2;
+  if (sh.m * sh.a_ld() * 2 >= kMaxOperandBytes || sh.n * sh.b_ld() * 2 >= kMaxOperandBytes ||
+      sh.m * sh.c_ld() * c_elem >= kMaxOperandBytes)
+    fail("each of A, B and C must stay below 1 GiB");
+}
+
+std::string LoweredGemm::assembly() const {
+  return kernel_prologue_directives(spec) + code.text() + kernel_epilogue_directives(spec);
+}
+
+LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::string& kernel_name) {
+  validate_shape(shape);
+  check_supported(s);
+  GemmContext ctx(s, shape);
+  emit_entry(ctx);
+  for (int group = 0; group < s.pingpong_groups; ++group) {
+    const std::string prefix = fmt::format("g{}_", group);
+    if (s.pingpong_groups == 2 && group == 0) {
+      ctx.code.s_cmp_ge_u32(ctx.regs.wave, isa::imm(s.waves / 2));
+      ctx.code.s_cbranch_scc1("g1_start");
+    }
+    if (group == 1) ctx.code.label("g1_start");
+    emit_main_loop(ctx, group, prefix);
+    emit_store_c(ctx);
+    ctx.code.s_endpgm();
+  }
+
+  LoweredGemm out;
+  out.code = isa::insert_hazard_nops(ctx.code);
+  out.loop_instructions = ctx.loop_instructions;
+  out.loop_iterations = ctx.loop_iterations;
+  out.spec.name = kernel_name;
+  out.spec.vgprs = ctx.regs.vgprs;
+  out.spec.agprs = ctx.regs.agprs;
+  out.spec.sgprs = ctx.regs.sgprs;
+  out.spec.lds_bytes = uint32_t(lds_bytes(s));
+  out.spec.workgroup_size = uint32_t(s.waves * 64);
+  out.spec.workgroup_id_y = true;
+  out.spec.args = {{"a"}, {"b"}, {"c"}};
+  return out;
+}
+
+}  // namespace cdna4::codegen

@@ -1,0 +1,127 @@
+// The schedule's instance stream (prologue, steady state, epilogue) as code. The
+// stream is exact for the shape's K; iterations that repeat with the period of
+// the LDS slots and register versions become a loop, the rest stays straight-line.
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "codegen/gemm/context.hpp"
+
+namespace cdna4::codegen {
+
+using namespace isa;
+
+namespace {
+
+struct Iteration {
+  int index = 0;
+  std::vector<OpInstance> instances;  // in emission order; op -1 is the ping-pong shift barrier
+};
+
+// Two iterations emit the same code when their ops, waits, slots and versions match.
+using Signature = std::vector<std::tuple<int, int, int, int, int>>;
+
+Signature signature(const GemmContext& ctx, const Iteration& it) {
+  Signature sig;
+  for (const auto& inst : it.instances) {
+    const int k = inst.op < 0 ? 0 : inst.k;
+    sig.emplace_back(inst.op, inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1), k % ctx.geo.lds_buffers,
+                     k % ctx.geo.register_versions);
+  }
+  return sig;
+}
+
+std::vector<Iteration> iterations_of(const GemmContext& ctx, int group) {
+  std::vector<Iteration> out;
+  for (const OpInstance& inst : expand(ctx.schedule, ctx.k_tiles, group)) {
+    if (out.empty() || out.back().index != inst.iteration) out.push_back({inst.iteration, {}});
+    out.back().instances.push_back(inst);
+  }
+  return out;
+}
+
+void emit_iteration(GemmContext& ctx, const Iteration& it) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const Schedule& s = ctx.schedule;
+  // Per stage with loads in this iteration: the byte offset of its tile along K
+  // and the K columns left from there (lanes at or past it load zeros).
+  std::vector<bool> stage_ready(depth(s), false);
+  for (const auto& inst : it.instances) {
+    if (inst.op < 0) continue;
+    const ScheduleOp& op = s.ops[inst.op];
+    if (op.kind != OpKind::g2s || stage_ready[op.stage]) continue;
+    stage_ready[op.stage] = true;
+    const Reg bytes = r.stage_k_bytes(op.stage), left = r.stage_k_left(op.stage);
+    c.s_add_i32(bytes, r.k_base, imm(-op.stage * s.tile_k));
+    c.s_sub_i32(left, imm(ctx.shape.k), bytes);
+    c.s_lshl_b32(bytes, bytes, imm(1));
+  }
+  for (const auto& inst : it.instances) {
+    c.s_waitcnt(inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1));
+    if (inst.op < 0) {
+      c.s_barrier();
+      c.lines.back().inst.comment = "ping-pong phase shift";
+      continue;
+    }
+    emit_op(ctx, s.ops[inst.op], inst.k % ctx.geo.lds_buffers, inst.k % ctx.geo.register_versions);
+  }
+  c.s_add_u32(r.k_base, r.k_base, imm(s.tile_k));
+}
+
+// The longest run [first, first + trips * period) whose iterations repeat with `period`.
+struct LoopRun {
+  size_t first = 0;
+  int trips = 0;
+};
+
+LoopRun find_loop(const std::vector<Signature>& sigs, int period) {
+  LoopRun best;
+  for (size_t first = 0; first + period <= sigs.size(); ++first) {
+    size_t n = first + period;
+    while (n < sigs.size() && sigs[n] == sigs[first + (n - first) % period]) ++n;
+    const int trips = int((n - first) / period);
+    if (trips > best.trips) best = {first, trips};
+  }
+  return best;
+}
+
+}  // namespace
+
+void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix) {
+  Code& c = ctx.code;
+  const std::vector<Iteration> its = iterations_of(ctx, group);
+  std::vector<Signature> sigs;
+  for (const auto& it : its) sigs.push_back(signature(ctx, it));
+  const int period = std::lcm(ctx.geo.lds_buffers, ctx.geo.register_versions);
+  const LoopRun loop = find_loop(sigs, period);
+  const bool use_loop = loop.trips >= 2;
+
+  for (size_t i = 0; i < its.size();) {
+    if (use_loop && i == loop.first) {
+      const std::string label = label_prefix + "steady_loop";
+      c.comment(fmt::format("steady state: {} trips of {} iteration(s)", loop.trips, period));
+      c.s_mov_b32(ctx.regs.trips, imm(loop.trips));
+      c.label(label);
+      const size_t before = c.instruction_count();
+      for (int u = 0; u < period; ++u) {
+        c.comment(fmt::format("iteration i={}+{}*trip", its[i + u].index, period));
+        emit_iteration(ctx, its[i + u]);
+      }
+      c.s_sub_u32(ctx.regs.trips, ctx.regs.trips, imm(1));
+      c.s_cmp_lg_u32(ctx.regs.trips, imm(0));
+      c.s_cbranch_scc1(label);
+      ctx.loop_instructions = int(c.instruction_count() - before);
+      ctx.loop_iterations = period;
+      i += size_t(loop.trips) * period;
+      continue;
+    }
+    c.comment(fmt::format("{}", describe_iteration(ctx.schedule, its[i].index, ctx.k_tiles)));
+    emit_iteration(ctx, its[i]);
+    ++i;
+  }
+}
+
+}  // namespace cdna4::codegen

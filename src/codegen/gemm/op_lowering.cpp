@@ -1,0 +1,78 @@
+// One schedule op -> instructions: G2S as LDS-DMA loads, S2R as ds_read_b128,
+// MFMA groups, barriers, priorities.
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+#include "codegen/gemm/context.hpp"
+
+namespace cdna4::codegen {
+
+using namespace isa;
+
+namespace {
+
+struct Range {
+  int begin, end;
+};
+
+Range half_range(int blocks, const std::optional<int>& half) {
+  if (!half) return {0, blocks};
+  return {*half * blocks / 2, (*half + 1) * blocks / 2};
+}
+
+Range kpack_range(const GemmContext& ctx, const std::optional<int>& kpack) {
+  if (!kpack) return {0, ctx.geo.kpacks};
+  return {*kpack, *kpack + 1};
+}
+
+void emit_g2s(GemmContext& ctx, const ScheduleOp& op, int slot) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  // Two address registers in turn, so consecutive loads do not wait on each other's VALU.
+  const Reg addr = r.addr_tmp.sub(ctx.g2s_turn ^= 1);
+  c.v_add_u32(addr, r.stage_k_bytes(op.stage), r.g2s_addr(op.operand, op.part, ctx.geo));
+  if (ctx.needs_mask(op.operand)) {
+    c.v_cmp_gt_i32(r.stage_k_left(op.stage), r.g2s_kcol(op.operand, op.part, ctx.geo));
+    c.v_cndmask_b32(addr, imm(kOutOfRange), addr);
+  }
+  c.s_add_u32(m0, r.wave_chunk, imm(lds_offset(ctx.schedule, op.operand, op.part, slot)));
+  c.buffer_load_dwordx4_lds(addr, ctx.desc(op.operand), imm(0), 0);
+}
+
+void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
+  const Range blocks = half_range(ctx.blocks(op.operand), op.operand == Operand::a ? op.m_half : op.n_half);
+  const Range kps = kpack_range(ctx, op.kpack);
+  const Reg base = ctx.regs.lds_addr(op.operand, slot, ctx.schedule.lds_buffers);
+  for (int kp = kps.begin; kp < kps.end; ++kp)
+    for (int j = blocks.begin; j < blocks.end; ++j)
+      ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j), base,
+                            (j * ctx.geo.kpacks + kp) * 1024);
+}
+
+void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version) {
+  const Range ms = half_range(ctx.geo.blocks_m, op.m_half), ns = half_range(ctx.geo.blocks_n, op.n_half);
+  const Range kps = kpack_range(ctx, op.kpack);
+  const char* mnemonic = mfma_shape(ctx.schedule.mfma).mnemonic;
+  for (int kp = kps.begin; kp < kps.end; ++kp)
+    for (int mb = ms.begin; mb < ms.end; ++mb)
+      for (int nb = ns.begin; nb < ns.end; ++nb) {
+        const Reg acc = ctx.regs.accumulator(ctx.geo, mb, nb);
+        ctx.code.v_mfma(mnemonic, acc, ctx.regs.fragment(ctx.geo, version, Operand::a, kp, mb),
+                        ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb), acc);
+      }
+}
+
+}  // namespace
+
+void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
+  switch (op.kind) {
+    case OpKind::g2s: emit_g2s(ctx, op, slot); break;
+    case OpKind::s2r: emit_s2r(ctx, op, slot, version); break;
+    case OpKind::mfma: emit_mfma(ctx, op, version); break;
+    case OpKind::barrier: ctx.code.s_barrier(); break;
+    case OpKind::setprio: ctx.code.s_setprio(op.prio); break;
+    case OpKind::wait: break;  // its counts are emitted before every op
+  }
+}
+
+}  // namespace cdna4::codegen

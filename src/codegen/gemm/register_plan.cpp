@@ -1,0 +1,93 @@
+#include "codegen/gemm/register_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+
+namespace cdna4::codegen {
+
+using isa::Reg;
+using isa::RegFile;
+
+namespace {
+constexpr int kMaxVgprs = 256, kMaxAgprs = 256, kMaxUnified = 512, kMaxSgprs = 102;
+int round_up(int v, int m) { return (v + m - 1) / m * m; }
+}  // namespace
+
+GemmGeometry GemmGeometry::of(const Schedule& s) {
+  const MfmaShape m = mfma_shape(s.mfma);
+  GemmGeometry g{};
+  g.waves = s.waves;
+  g.wave_grid_m = s.wave_grid_m;
+  g.wave_grid_n = s.wave_grid_n;
+  g.wave_m = s.tile_m / s.wave_grid_m;
+  g.wave_n = s.tile_n / s.wave_grid_n;
+  g.mfma_m = m.m;
+  g.mfma_n = m.n;
+  g.mfma_k = m.k;
+  g.mfma_regs = m.m * m.n / 64;
+  g.kpacks = cdna4::kpacks(s);
+  g.blocks_m = g.wave_m / m.m;
+  g.blocks_n = g.wave_n / m.n;
+  g.parts_a = g2s_parts(s, Operand::a);
+  g.parts_b = g2s_parts(s, Operand::b);
+  g.lds_buffers = s.lds_buffers;
+  g.register_versions = 1;
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].kind == OpKind::s2r)
+      g.register_versions = std::max(g.register_versions, s2r_register_versions(s, int(i)));
+  return g;
+}
+
+Reg RegisterPlan::lds_addr(Operand op, int slot, int lds_buffers) const {
+  return {RegFile::v, uint16_t(first_lds_addr + int(op) * lds_buffers + slot)};
+}
+
+Reg RegisterPlan::g2s_addr(Operand op, int part, const GemmGeometry& g) const {
+  return {RegFile::v, uint16_t(first_g2s_addr + (op == Operand::a ? part : g.parts_a + part))};
+}
+
+Reg RegisterPlan::g2s_kcol(Operand op, int part, const GemmGeometry& g) const {
+  return {RegFile::v, uint16_t(first_g2s_kcol + (op == Operand::a ? part : g.parts_a + part))};
+}
+
+Reg RegisterPlan::fragment(const GemmGeometry& g, int version, Operand op, int kpack, int block) const {
+  const int per_kpack = g.blocks_m + g.blocks_n;
+  const int index = (version * g.kpacks + kpack) * per_kpack + (op == Operand::a ? block : g.blocks_m + block);
+  return {RegFile::v, uint16_t(first_fragment + 4 * index), 4};
+}
+
+Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) const {
+  return {RegFile::a, uint16_t((block_m * g.blocks_n + block_n) * g.mfma_regs), uint16_t(g.mfma_regs)};
+}
+
+RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
+  RegisterPlan p;
+  p.sgprs = p.stage_k_left(depth(s) - 1).index + 1;
+  if (p.sgprs > kMaxSgprs)
+    throw Error(fmt::format("schedule {}: a pipeline of depth {} needs {} SGPRs, gfx950 has {}", s.name, depth(s),
+                            p.sgprs, kMaxSgprs));
+  const int parts = g.parts_a + g.parts_b;
+  p.first_g2s_addr = p.first_lds_addr + 2 * g.lds_buffers;
+  p.first_g2s_kcol = p.first_g2s_addr + parts;
+  p.first_fragment = p.first_g2s_kcol + parts;
+  const int fragment_vgprs = 4 * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
+  constexpr int kStoreScratch = 8;  // emit_store_c reuses the fragment registers
+  p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
+  p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;
+  if (p.vgprs > kMaxVgprs)
+    throw Error(fmt::format("schedule {}: the wave tile {}x{} needs {} VGPRs ({} for {} S2R register version(s) of "
+                            "A/B fragments), gfx950 has {}",
+                            s.name, g.wave_m, g.wave_n, p.vgprs, fragment_vgprs, g.register_versions, kMaxVgprs));
+  if (p.agprs > kMaxAgprs)
+    throw Error(fmt::format("schedule {}: the wave tile {}x{} needs {} accumulator registers, gfx950 has {} AGPRs",
+                            s.name, g.wave_m, g.wave_n, p.agprs, kMaxAgprs));
+  if (round_up(p.vgprs, 4) + p.agprs > kMaxUnified)
+    throw Error(fmt::format("schedule {}: {} VGPRs + {} AGPRs exceed the {} registers per lane", s.name, p.vgprs,
+                            p.agprs, kMaxUnified));
+  return p;
+}
+
+}  // namespace cdna4::codegen

@@ -1,0 +1,64 @@
+#pragma once
+// Where every value of the GEMM kernel lives: SGPRs, VGPRs, AGPRs.
+#include <vector>
+
+#include "cdna4/gemm.hpp"
+#include "cdna4/schedule.hpp"
+#include "codegen/isa/instruction.hpp"
+
+namespace cdna4::codegen {
+
+struct GemmGeometry {
+  int waves, wave_grid_m, wave_grid_n;
+  int wave_m, wave_n;        // C rows / cols per wave
+  int mfma_m, mfma_n, mfma_k;
+  int mfma_regs;             // accumulator registers per MFMA tile (4 or 16)
+  int kpacks;                // tile_k / mfma_k
+  int blocks_m, blocks_n;    // MFMA tiles per wave along M / N
+  int parts_a, parts_b;      // G2S parts per operand tile
+  int lds_buffers;
+  int register_versions;     // S2R register copies (k mod versions)
+
+  static GemmGeometry of(const Schedule& s);
+};
+
+struct RegisterPlan {
+  // SGPRs
+  isa::Reg kernarg{isa::RegFile::s, 0, 2};
+  isa::Reg wg_x{isa::RegFile::s, 2}, wg_y{isa::RegFile::s, 3};
+  isa::Reg desc_a{isa::RegFile::s, 4, 4}, desc_b{isa::RegFile::s, 8, 4}, desc_c{isa::RegFile::s, 12, 4};
+  isa::Reg wave{isa::RegFile::s, 16};        // wave index in the workgroup
+  isa::Reg wave_chunk{isa::RegFile::s, 17};  // wave * 1024: this wave's chunk inside a G2S part
+  isa::Reg k_base{isa::RegFile::s, 18};      // iteration i * tile_k (elements)
+  isa::Reg trips{isa::RegFile::s, 19};       // loop trips left
+  isa::Reg tmp{isa::RegFile::s, 20, 4};      // scratch
+  isa::Reg ptr_a{isa::RegFile::s, 24, 2}, ptr_b{isa::RegFile::s, 26, 2}, ptr_c{isa::RegFile::s, 28, 2};
+  isa::Reg tile_m0{isa::RegFile::s, 30}, tile_n0{isa::RegFile::s, 31};
+  isa::Reg wave_m{isa::RegFile::s, 32}, wave_n{isa::RegFile::s, 33};
+  // Per pipeline stage: byte offset along K of the stage's tile, and K left after it.
+  isa::Reg stage_k_bytes(int stage) const { return {isa::RegFile::s, uint16_t(34 + 2 * stage)}; }
+  isa::Reg stage_k_left(int stage) const { return {isa::RegFile::s, uint16_t(35 + 2 * stage)}; }
+  int sgprs = 0;
+
+  // VGPRs
+  isa::Reg tid{isa::RegFile::v, 0}, lane{isa::RegFile::v, 1};
+  isa::Reg lane_row{isa::RegFile::v, 2}, lane_kgroup{isa::RegFile::v, 3};  // lane % mfma_m, lane / mfma_m
+  isa::Reg addr_tmp{isa::RegFile::v, 4, 2};
+  int first_lds_addr = 6;    // [operand][slot]
+  int first_g2s_addr = 0;    // [operand part]: global byte offset of the lane's 16 bytes at k = 0
+  int first_g2s_kcol = 0;    // [operand part]: lane's k column, or INT_MAX when its row is outside
+  int first_fragment = 0;    // [version][operand][kpack][block] x 4
+  int vgprs = 0;
+  int agprs = 0;
+
+  isa::Reg lds_addr(Operand op, int slot, int lds_buffers) const;
+  isa::Reg g2s_addr(Operand op, int part, const GemmGeometry& g) const;
+  isa::Reg g2s_kcol(Operand op, int part, const GemmGeometry& g) const;
+  isa::Reg fragment(const GemmGeometry& g, int version, Operand op, int kpack, int block) const;
+  isa::Reg accumulator(const GemmGeometry& g, int block_m, int block_n) const;
+
+  // Throws cdna4::Error naming the budget that does not fit.
+  static RegisterPlan make(const Schedule& s, const GemmGeometry& g);
+};
+
+}  // namespace cdna4::codegen

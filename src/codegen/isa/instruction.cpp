@@ -1,0 +1,74 @@
+#include "codegen/isa/instruction.hpp"
+
+#include <fmt/format.h>
+
+namespace cdna4::codegen::isa {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string reg_text(const Reg& r) {
+  const char prefix = r.file == RegFile::s ? 's' : r.file == RegFile::v ? 'v' : 'a';
+  if (r.count == 1) return fmt::format("{}{}", prefix, r.index);
+  return fmt::format("{}[{}:{}]", prefix, r.index, r.last());
+}
+
+std::string imm_text(int64_t value) {
+  // Inline constants print in decimal; everything else in hex like the disassembler.
+  if (value >= -16 && value <= 64) return fmt::format("{}", value);
+  return fmt::format("0x{:x}", uint32_t(value));
+}
+
+}  // namespace
+
+std::string to_text(const Arg& op) {
+  struct Printer {
+    std::string operator()(const Reg& r) const { return reg_text(r); }
+    std::string operator()(Special sp) const {
+      static const char* names[] = {"vcc", "exec", "m0", "scc", "off"};
+      return names[int(sp)];
+    }
+    std::string operator()(const Imm& i) const { return imm_text(i.value); }
+    std::string operator()(const Label& l) const { return l.name; }
+  };
+  return std::visit(Printer{}, op);
+}
+
+std::string Instruction::text() const {
+  std::string out = mnemonic;
+  bool first = true;
+  auto add = [&](const Arg& op) {
+    out += first ? " " : ", ";
+    first = false;
+    out += to_text(op);
+  };
+  for (const auto& d : defs) add(d);
+  for (const auto& u : uses) add(u);
+  if (!modifiers.empty()) out += " " + modifiers;
+  return out;
+}
+
+bool is_mfma(const Instruction& i) { return starts_with(i.mnemonic, "v_mfma"); }
+bool is_valu(const Instruction& i) { return starts_with(i.mnemonic, "v_") && !is_mfma(i); }
+bool is_salu(const Instruction& i) { return starts_with(i.mnemonic, "s_") && !starts_with(i.mnemonic, "s_load"); }
+bool is_vmem(const Instruction& i) {
+  return starts_with(i.mnemonic, "buffer_") || starts_with(i.mnemonic, "global_");
+}
+bool is_ds(const Instruction& i) { return starts_with(i.mnemonic, "ds_"); }
+bool is_lds_dma(const Instruction& i) {
+  return starts_with(i.mnemonic, "buffer_load") && i.modifiers.find("lds") != std::string::npos;
+}
+
+int mfma_passes(const Instruction& i) {
+  if (i.mnemonic == "v_mfma_f32_16x16x32_bf16") return 4;
+  if (i.mnemonic == "v_mfma_f32_32x32x16_bf16") return 8;
+  return 0;
+}
+
+int wait_states(const Instruction& i) {
+  if (i.mnemonic == "s_nop" && !i.uses.empty()) return int(std::get<Imm>(i.uses[0]).value) + 1;
+  return 1;
+}
+
+}  // namespace cdna4::codegen::isa
