@@ -186,6 +186,9 @@ struct Entry {
 
 const Entry kVectorIntegerOps[] = {
     {"V_MOV_B32", vop1<([](uint32_t a) { return a; })>, 0},
+    {"V_ACCVGPR_WRITE_B32", vop1<([](uint32_t a) { return a; })>, 0},
+    {"V_ACCVGPR_READ_B32", vop1<([](uint32_t a) { return a; })>, 0},
+    {"V_ACCVGPR_MOV_B32", vop1<([](uint32_t a) { return a; })>, 0},
     {"V_NOT_B32", vop1<([](uint32_t a) { return ~a; })>, 0},
     {"V_BFREV_B32", vop1<([](uint32_t a) {
        uint32_t r = 0;

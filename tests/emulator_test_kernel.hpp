@@ -1,0 +1,150 @@
+#pragma once
+// Builds hand-written gfx950 kernels in process and runs them on the emulator.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cdna4/code_object.hpp"
+#include "codegen/assembler.hpp"
+#include "runtime/emulator/emulator.hpp"
+
+namespace cdna4::emutest {
+
+struct KernelShape {
+  int vgprs = 64;          // next_free_vgpr (VGPRs + AGPRs)
+  int accum_offset = 64;   // first AGPR in the unified file
+  int sgprs = 48;
+  uint32_t lds = 0;
+  uint32_t kernarg_size = 64;
+  bool workgroup_id_y = false;
+  bool workgroup_id_z = false;
+  int workitem_id_dims = 0;  // 0: X, 1: XY, 2: XYZ
+  int max_workgroup_size = 1024;
+};
+
+// Wraps `body` into a kernel "k": s[0:1] kernarg pointer, s2 (and s3, s4)
+// workgroup ids, v0 work-item ids.
+inline std::string kernel_source(const std::string& body, const KernelShape& s = {}) {
+  return fmt::format(R"(.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+.amdhsa_code_object_version 5
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+{}
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_system_sgpr_workgroup_id_y {}
+  .amdhsa_system_sgpr_workgroup_id_z {}
+  .amdhsa_system_vgpr_workitem_id {}
+  .amdhsa_next_free_vgpr {}
+  .amdhsa_next_free_sgpr {}
+  .amdhsa_accum_offset {}
+  .amdhsa_group_segment_fixed_size {}
+  .amdhsa_kernarg_size {}
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.kernels:
+  - .name: k
+    .symbol: k.kd
+    .kernarg_segment_size: {}
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: {}
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: {}
+    .vgpr_count: {}
+    .agpr_count: {}
+    .max_flat_workgroup_size: {}
+...
+.end_amdgpu_metadata
+)",
+                     body, int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
+                     s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
+                     s.vgprs - s.accum_offset, s.max_workgroup_size);
+}
+
+struct TestKernel {
+  std::vector<uint8_t> hsaco;
+  CodeObject code;
+  KernelInfo info;
+
+  static TestKernel build(const std::string& body, const KernelShape& shape = {}) {
+    auto hsaco = codegen::build_hsaco(kernel_source(body, shape), "emulator_test.s");
+    auto code = CodeObject::read(hsaco);
+    KernelInfo info = code.kernel("k");
+    return TestKernel{std::move(hsaco), std::move(code), std::move(info)};
+  }
+};
+
+// Host buffers whose addresses go into the kernarg segment in order.
+class Args {
+ public:
+  template <class T> T* add(std::vector<T>& buffer) {
+    pointers_.push_back(reinterpret_cast<uint64_t>(buffer.data()));
+    regions_.push_back({reinterpret_cast<uint64_t>(buffer.data()), buffer.size() * sizeof(T)});
+    return buffer.data();
+  }
+  void add_u32(uint32_t v) { scalars_.push_back(v); }
+
+  emu::Dispatch dispatch(uint32_t grid_x = 1, uint32_t block_x = 64) const {
+    emu::Dispatch d;
+    d.grid[0] = grid_x;
+    d.block[0] = block_x;
+    d.kernarg.resize(8 * pointers_.size() + 4 * scalars_.size());
+    std::memcpy(d.kernarg.data(), pointers_.data(), 8 * pointers_.size());
+    std::memcpy(d.kernarg.data() + 8 * pointers_.size(), scalars_.data(), 4 * scalars_.size());
+    d.regions = regions_;
+    return d;
+  }
+
+ private:
+  std::vector<uint64_t> pointers_;
+  std::vector<uint32_t> scalars_;
+  std::vector<emu::MemoryRegion> regions_;
+};
+
+inline emu::RunStats run(const TestKernel& k, const emu::Dispatch& d, emu::EmulatorOptions o = {}) {
+  if (o.threads == 0) o.threads = 2;
+  return emu::run(k.code, k.info, d, o);
+}
+
+inline emu::EmulatorOptions instant() {
+  emu::EmulatorOptions o;
+  o.instant_completion = true;
+  return o;
+}
+
+inline emu::EmulatorOptions randomized(uint64_t seed) {
+  emu::EmulatorOptions o;
+  o.seed = seed;
+  return o;
+}
+
+inline std::string race_text(const emu::RunStats& s) {
+  std::string out;
+  for (auto& r : s.races) out += r.what + "\n";
+  return out;
+}
+
+inline float f32(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+inline uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+}  // namespace cdna4::emutest
