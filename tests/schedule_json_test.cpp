@@ -108,6 +108,8 @@ TEST_CASE("invalid JSON reports line and column", "[schedule][parser]") {
   CHECK_THROWS_WITH(parse_schedule("", "empty.json"), Catch::StartsWith("empty.json: invalid JSON"));
   CHECK_THROWS_WITH(parse_schedule("[1,2]", "arr.json"), Catch::Contains("expected a JSON object"));
   CHECK_THROWS_WITH(load_schedule("/nonexistent/s.json"), Catch::Contains("cannot open"));
+  // Found by the fuzzer: a number that overflows a double is not a parse_error in nlohmann.
+  CHECK_THROWS_WITH(parse_schedule("4444442222e288888", "big.json"), Catch::StartsWith("big.json: invalid JSON"));
 }
 
 TEST_CASE("round trip: parse -> print -> parse is the identity", "[schedule][parser][roundtrip]") {

@@ -216,6 +216,8 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
     const auto pos = what.find("parse error");
     throw ScheduleError(file, "", fmt::format("invalid JSON at {}: {}", line_and_column(text, e.byte),
                                               pos == std::string::npos ? what : what.substr(pos)));
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    throw ScheduleError(file, "", fmt::format("invalid JSON: {}", e.what()));
   }
   r.object(root, "(top level)");
   r.only_fields(root, "", {"name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
