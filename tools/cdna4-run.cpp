@@ -1,0 +1,318 @@
+// cdna4-run: launch any kernel of an hsaco on the emulator or a gfx950, with
+// buffers from files or generated, scalar arguments, and outputs to files.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cdna4/runtime.hpp"
+#include "runtime/kernarg.hpp"
+
+namespace {
+
+using cdna4::Error;
+
+constexpr const char* kUsage = R"(usage: cdna4-run KERNEL.hsaco [options]
+
+Runs one kernel of a code object and writes its output buffers to files.
+
+  --kernel NAME           kernel to run (default: the only one in the file)
+  --device emulator|hsa   where to run (default: emulator)
+  --grid X[,Y,Z]          grid size in workgroups
+  --global X[,Y,Z]        grid size in work-items instead (may end in a partial workgroup)
+  --block X[,Y,Z]         workgroup size in work-items (required)
+  --buf ARG=FILE          buffer argument filled with FILE's bytes
+  --buf ARG=SIZE          buffer argument of SIZE bytes (suffix K, M or G), zero-filled
+  --fill ARG=random:SEED  fill the buffer with fp32 values uniform in [-1, 1)
+  --fill ARG=random-bf16:SEED   the same as bf16
+  --fill ARG=zero         fill the buffer with zeros
+  --arg ARG=VALUE         by_value argument: an integer (decimal or 0x hex) or a
+                          float (with '.', 'e', 'inf' or 'nan'); its size comes from the metadata
+  --out ARG=FILE          write the buffer to FILE after the run
+  --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
+  --seed S                emulator: seed of the random memory completion delays
+  --instant               emulator: memory operations complete at issue (fast, finds no races)
+  --list                  print the kernels and their arguments, then exit
+  --help                  this text
+
+ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
+or its position among the explicit arguments: #0, #1, ...
+Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written).
+)";
+
+struct UsageError : Error {
+  using Error::Error;
+};
+
+struct Options {
+  std::string hsaco;
+  std::string kernel;
+  std::string device = "emulator";
+  std::optional<cdna4::Dim3> grid, global, block;
+  std::map<std::string, std::string> bufs, fills, args, outs;
+  uint32_t dynamic_lds = 0;
+  std::optional<uint64_t> seed;
+  bool instant = false;
+  bool list = false;
+};
+
+uint64_t parse_uint(const std::string& text, const std::string& what) {
+  uint64_t value = 0;
+  int base = text.starts_with("0x") || text.starts_with("0X") ? 16 : 10;
+  const char* begin = text.data() + (base == 16 ? 2 : 0);
+  auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value, base);
+  if (ec != std::errc() || end != text.data() + text.size() || begin == end)
+    throw UsageError(fmt::format("{}: '{}' is not a non-negative integer", what, text));
+  return value;
+}
+
+cdna4::Dim3 parse_dim3(const std::string& text, const std::string& what) {
+  uint32_t v[3] = {1, 1, 1};
+  size_t pos = 0;
+  for (int i = 0; i < 3; ++i) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    uint64_t n = parse_uint(part, what);
+    if (n == 0 || n > UINT32_MAX) throw UsageError(fmt::format("{}: '{}' must be 1..{}", what, part, UINT32_MAX));
+    v[i] = uint32_t(n);
+    if (comma == std::string::npos) return {v[0], v[1], v[2]};
+    pos = comma + 1;
+  }
+  throw UsageError(fmt::format("{}: '{}' has more than 3 dimensions", what, text));
+}
+
+uint64_t parse_size(std::string text, const std::string& what) {
+  uint64_t scale = 1;
+  if (!text.empty()) {
+    char suffix = char(std::toupper(static_cast<unsigned char>(text.back())));
+    scale = suffix == 'K' ? 1ull << 10 : suffix == 'M' ? 1ull << 20 : suffix == 'G' ? 1ull << 30 : 1;
+    if (scale != 1) text.pop_back();
+  }
+  return parse_uint(text, what) * scale;
+}
+
+void split_assignment(const std::string& flag, const std::string& text, std::map<std::string, std::string>& into) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(fmt::format("{} wants ARG=VALUE, got '{}'", flag, text));
+  std::string name = text.substr(0, eq);
+  if (!into.emplace(name, text.substr(eq + 1)).second)
+    throw UsageError(fmt::format("{} given twice for {}", flag, name));
+}
+
+Options parse_command_line(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--kernel") o.kernel = value();
+    else if (a == "--device") o.device = value();
+    else if (a == "--grid") o.grid = parse_dim3(value(), "--grid");
+    else if (a == "--global") o.global = parse_dim3(value(), "--global");
+    else if (a == "--block") o.block = parse_dim3(value(), "--block");
+    else if (a == "--buf") split_assignment(a, value(), o.bufs);
+    else if (a == "--fill") split_assignment(a, value(), o.fills);
+    else if (a == "--arg") split_assignment(a, value(), o.args);
+    else if (a == "--out") split_assignment(a, value(), o.outs);
+    else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds"));
+    else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
+    else if (a == "--instant") o.instant = true;
+    else if (a == "--list") o.list = true;
+    else if (a.starts_with("-")) throw UsageError("unknown option " + a);
+    else if (o.hsaco.empty()) o.hsaco = a;
+    else throw UsageError("more than one code object given: " + o.hsaco + " and " + a);
+  }
+  if (o.hsaco.empty()) throw UsageError("no code object given");
+  if (o.list) return o;
+  if (!o.block) throw UsageError("--block is required");
+  if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
+  return o;
+}
+
+// Explicit metadata args and how the command line names them.
+struct ArgSlot {
+  const cdna4::KernelArg* arg;
+  size_t position;
+  bool matches(const std::string& key) const {
+    if (key == fmt::format("#{}", position)) return true;
+    return !arg->name.empty() && (key == arg->name || key + ".coerce" == arg->name);
+  }
+  bool is_buffer() const { return arg->value_kind == "global_buffer"; }
+};
+
+const ArgSlot& find_slot(const std::vector<ArgSlot>& slots, const std::string& key, const std::string& flag) {
+  for (const ArgSlot& s : slots)
+    if (s.matches(key)) return s;
+  std::string known;
+  for (const ArgSlot& s : slots) known += " " + cdna4::rt::describe_arg(*s.arg, s.position);
+  throw UsageError(fmt::format("{} {}: no such argument; the kernel's arguments are:{}", flag, key, known));
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw Error("cannot write " + path);
+}
+
+void fill(std::vector<uint8_t>& bytes, const std::string& how, const std::string& key) {
+  if (how == "zero") return void(std::fill(bytes.begin(), bytes.end(), 0));
+  bool bf16 = how.starts_with("random-bf16:");
+  if (!bf16 && !how.starts_with("random:"))
+    throw UsageError(fmt::format("--fill {}={}: expected zero, random:SEED or random-bf16:SEED", key, how));
+  std::mt19937_64 rng(parse_uint(how.substr(how.find(':') + 1), "--fill seed"));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  size_t width = bf16 ? 2 : 4;
+  for (size_t i = 0; i + width <= bytes.size(); i += width) {
+    float f = uniform(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (bf16) bits >>= 16;  // truncation keeps the value in [-1, 1)
+    std::memcpy(bytes.data() + i, &bits, width);
+  }
+}
+
+cdna4::Arg scalar(const cdna4::KernelArg& arg, const std::string& text, const std::string& key) {
+  bool is_float = text.find_first_of(".eEn") != std::string::npos && !text.starts_with("0x") &&
+                  !text.starts_with("-0x");
+  auto bad = [&] { return UsageError(fmt::format("--arg {}={}: not a {}-byte {}", key, text, arg.size, is_float ? "float" : "integer")); };
+  std::vector<uint8_t> bytes(arg.size);
+  if (is_float) {
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (*end) throw bad();
+    if (arg.size == 4) {
+      float f = float(d);
+      std::memcpy(bytes.data(), &f, 4);
+    } else if (arg.size == 8) {
+      std::memcpy(bytes.data(), &d, 8);
+    } else {
+      throw bad();
+    }
+    return cdna4::Arg::bytes(std::move(bytes));
+  }
+  bool negative = text.starts_with("-");
+  uint64_t magnitude = parse_uint(text.substr(negative ? 1 : 0), "--arg " + key);
+  if (arg.size == 0 || arg.size > 8) throw bad();
+  int bits = int(arg.size) * 8;
+  uint64_t limit = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+  if (negative ? magnitude > (limit >> 1) + 1 : magnitude > limit) throw bad();
+  uint64_t value = negative ? uint64_t(0) - magnitude : magnitude;
+  std::memcpy(bytes.data(), &value, arg.size);
+  return cdna4::Arg::bytes(std::move(bytes));
+}
+
+void list_kernels(const std::string& path) {
+  cdna4::CodeObject code = cdna4::CodeObject::read(read_file(path));
+  for (const cdna4::KernelInfo& k : code.kernels()) {
+    fmt::print("{}: kernarg {} bytes, LDS {} bytes, max workgroup {}\n", k.name, k.kernarg_bytes(),
+               k.group_segment_fixed_size, k.max_flat_workgroup_size);
+    auto args = cdna4::rt::explicit_args(k);
+    for (size_t i = 0; i < args.size(); ++i) fmt::print("  {}\n", cdna4::rt::describe_arg(*args[i], i));
+  }
+}
+
+int run(const Options& o) {
+  if (o.list) return list_kernels(o.hsaco), 0;
+  cdna4::Kernel kernel = cdna4::Kernel::from_file(o.hsaco, o.kernel);
+  std::vector<ArgSlot> slots;
+  auto explicit_args = cdna4::rt::explicit_args(kernel.info());
+  if (explicit_args.empty() && kernel.info().kernarg_bytes() > 0)
+    throw Error(fmt::format("kernel {} has a kernarg segment but no argument metadata; cdna4-run needs "
+                            "the metadata's .args to place arguments", kernel.name()));
+  for (size_t i = 0; i < explicit_args.size(); ++i) slots.push_back({explicit_args[i], i});
+
+  // Every option must name an argument of the right kind.
+  std::map<size_t, std::string> buf_of, fill_of, arg_of, out_of;
+  auto assign = [&](const std::map<std::string, std::string>& given, const char* flag, bool buffer,
+                    std::map<size_t, std::string>& into) {
+    for (const auto& [key, value] : given) {
+      const ArgSlot& s = find_slot(slots, key, flag);
+      if (s.is_buffer() != buffer)
+        throw UsageError(fmt::format("{} {}: argument {} is {}", flag, key, cdna4::rt::describe_arg(*s.arg, s.position),
+                                     buffer ? "not a buffer (use --arg)" : "a buffer (use --buf)"));
+      if (!into.emplace(s.position, value).second)
+        throw UsageError(fmt::format("{} names argument #{} twice", flag, s.position));
+    }
+  };
+  assign(o.bufs, "--buf", true, buf_of);
+  assign(o.fills, "--fill", true, fill_of);
+  assign(o.args, "--arg", false, arg_of);
+  assign(o.outs, "--out", true, out_of);
+
+  cdna4::EmulatorConfig config;
+  config.instant_completion = o.instant;
+  if (o.seed) config.seed = *o.seed;
+  cdna4::Device device = cdna4::Device::open(o.device, config);
+
+  std::vector<cdna4::Arg> args;
+  std::map<size_t, cdna4::Buffer> buffers;
+  for (const ArgSlot& s : slots) {
+    std::string label = cdna4::rt::describe_arg(*s.arg, s.position);
+    if (!s.is_buffer()) {
+      if (!arg_of.count(s.position)) throw UsageError(fmt::format("argument {} needs --arg", label));
+      args.push_back(scalar(*s.arg, arg_of[s.position], label));
+      continue;
+    }
+    if (!buf_of.count(s.position)) throw UsageError(fmt::format("argument {} needs --buf", label));
+    const std::string& spec = buf_of[s.position];
+    bool is_size = !spec.empty() && std::isdigit(static_cast<unsigned char>(spec[0])) &&
+                   spec.find_first_not_of("0123456789xXabcdefABCDEFkKmMgG") == std::string::npos;
+    std::vector<uint8_t> bytes = is_size ? std::vector<uint8_t>(parse_size(spec, "--buf " + label)) : read_file(spec);
+    if (fill_of.count(s.position)) fill(bytes, fill_of[s.position], label);
+    cdna4::Buffer buffer = device.alloc(bytes.size());
+    buffer.upload(bytes.data(), bytes.size());
+    buffers[s.position] = buffer;
+    args.push_back(buffer);
+  }
+
+  cdna4::LaunchOptions launch;
+  launch.dynamic_lds = o.dynamic_lds;
+  launch.on_race = cdna4::OnRace::Report;
+  launch.grid_unit = o.global ? cdna4::GridUnit::WorkItems : cdna4::GridUnit::Workgroups;
+  cdna4::Dim3 grid = o.global ? *o.global : *o.grid;
+  cdna4::LaunchStats stats = device.launch(kernel, grid, *o.block, args, launch);
+
+  for (const auto& [position, path] : out_of) write_file(path, buffers[position].download<uint8_t>());
+  fmt::print("{} on {}: grid ({},{},{}) {} block ({},{},{}): {:.6f} s", kernel.name(), device.name(),
+             grid.x, grid.y, grid.z, o.global ? "work-items" : "workgroups", o.block->x, o.block->y,
+             o.block->z, stats.seconds);
+  if (stats.instructions) fmt::print(", {} wave-instructions", stats.instructions);
+  if (stats.mfma_macs) fmt::print(", {} MFMA MACs", stats.mfma_macs);
+  fmt::print("\n");
+  for (const cdna4::RaceReport& race : stats.races) fmt::print("{}\n", cdna4::describe(race));
+  return stats.races.empty() ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_command_line(argc, argv));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "cdna4-run: {}\n(see cdna4-run --help)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cdna4-run: {}\n", e.what());
+    return 1;
+  }
+}
