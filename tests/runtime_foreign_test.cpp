@@ -70,3 +70,28 @@ TEST_CASE("foreign: clang-22 HIP naive GEMM loop runs on the emulator", "[runtim
   CHECK(stats.races.empty());
   CHECK(dc.download<float>() == want);
 }
+
+TEST_CASE("foreign: clang-22 HIP tiled GEMM with dynamic LDS and barriers runs on the emulator", "[runtime]") {
+  Kernel kernel = Kernel::from_hsaco(test::compile_foreign_hip("tiled_gemm"));
+  CHECK(kernel.info().group_segment_fixed_size == 0);  // all its LDS is requested at launch
+  Device dev = Device::emulator();
+  const int m = 37, n = 45, k = 19;
+  auto a = random_floats(m * k, 5), b = random_floats(k * n, 6);
+  std::vector<float> want(m * n, 0.0f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int p = 0; p < k; ++p) want[i * n + j] += a[i * k + p] * b[p * n + j];
+  Buffer da = dev.alloc(a.size() * 4), db = dev.alloc(b.size() * 4), dc = dev.alloc(want.size() * 4);
+  da.upload(a);
+  db.upload(b);
+  LaunchOptions options;
+  options.dynamic_lds = 2 * 16 * 16 * 4;
+  for (uint64_t seed : {1, 2}) {
+    options.seed = seed;
+    dc.fill_zero();
+    LaunchStats stats = run_foreign(dev, kernel, {(n + 15) / 16, (m + 15) / 16}, {16, 16}, {da, db, dc, m, n, k},
+                                    options);
+    CHECK(stats.races.empty());
+    CHECK(dc.download<float>() == want);
+  }
+}
