@@ -158,8 +158,9 @@ const ArgSlot& find_slot(const std::vector<ArgSlot>& slots, const std::string& k
   for (const ArgSlot& s : slots)
     if (s.matches(key)) return s;
   std::string known;
-  for (const ArgSlot& s : slots) known += " " + cdna4::rt::describe_arg(*s.arg, s.position);
-  throw UsageError(fmt::format("{} {}: no such argument; the kernel's arguments are:{}", flag, key, known));
+  for (const ArgSlot& s : slots) known += (known.empty() ? "" : ", ") + cdna4::rt::describe_arg(*s.arg, s.position);
+  throw UsageError(fmt::format("{} {}: no such argument; the kernel's arguments are: {}", flag, key,
+                               known.empty() ? "none" : known));
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
