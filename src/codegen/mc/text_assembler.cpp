@@ -84,7 +84,7 @@ Bytes assemble(std::string_view text, std::string_view source_name) {
     log.text.pop_back();
     throw Error(log.text);
   }
-  streamer.reset();  // flushes the object writer
+  // Run() finished the streamer, which wrote the whole object into `object`.
   return Bytes(object.begin(), object.end());
 }
 

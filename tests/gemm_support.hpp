@@ -1,0 +1,29 @@
+#pragma once
+// GEMM test data: bf16 matrices of small integers or normally distributed values.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "cdna4/reference.hpp"
+
+namespace cdna4::test {
+
+// Small integers: every partial sum is exact in fp32, so any summation order
+// gives the same bits (the result holds on any conforming hardware).
+inline std::vector<uint16_t> integer_matrix(size_t count, uint32_t seed, int range = 4) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-range, range);
+  std::vector<uint16_t> out(count);
+  for (auto& x : out) x = float_to_bf16(float(d(rng)));
+  return out;
+}
+
+inline std::vector<uint16_t> random_matrix(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<uint16_t> out(count);
+  for (auto& x : out) x = float_to_bf16(d(rng));
+  return out;
+}
+
+}  // namespace cdna4::test

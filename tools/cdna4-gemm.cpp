@@ -1,0 +1,152 @@
+// cdna4-gemm: compile a schedule for a shape and run one GEMM on the emulator or
+// a gfx950, optionally checking every output element against the CPU reference.
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+#include "cdna4/gemm.hpp"
+#include "cdna4/reference.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: cdna4-gemm SCHEDULE.json --shape MxNxK [options]\n"
+    "\n"
+    "Compiles the schedule for the shape and runs C = A * B once.\n"
+    "A is M x K, B is K x N, both row-major raw little-endian bf16; C is M x N\n"
+    "row-major raw fp32 or bf16. Without input files A and B are generated.\n"
+    "\n"
+    "options:\n"
+    "  --out-type f32|bf16       C element type (default f32)\n"
+    "  --device emulator|hsa     where to run (default emulator)\n"
+    "  --a FILE --b FILE         input matrices (both or neither)\n"
+    "  --data random|integer     generated data: normal bf16 values, or small integers\n"
+    "                            whose sums are exact in fp32 (default random)\n"
+    "  --c-out FILE              write C\n"
+    "  --seed S                  data and memory-completion seed (default 1)\n"
+    "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
+    "  --threads N               emulator: host threads running workgroups (default: all cores)\n"
+    "  --check                   compare every element with the CPU reference (one fp32\n"
+    "                            FMA chain per element in k order, the emulator's MFMA\n"
+    "                            policy) and print bit-exact: yes|no\n"
+    "  -h, --help                this text\n";
+
+struct Options {
+  std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
+  uint64_t seed = 1;
+  unsigned threads = 0;
+  bool check = false, instant = false;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw cdna4::Error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (arg == "--shape") o.shape = value();
+    else if (arg == "--out-type") o.out_type = value();
+    else if (arg == "--device") o.device = value();
+    else if (arg == "--a") o.a = value();
+    else if (arg == "--b") o.b = value();
+    else if (arg == "--c-out") o.c_out = value();
+    else if (arg == "--data") o.data = value();
+    else if (arg == "--seed") o.seed = std::stoull(value());
+    else if (arg == "--threads") o.threads = unsigned(std::stoul(value()));
+    else if (arg == "--check") o.check = true;
+    else if (arg == "--instant") o.instant = true;
+    else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
+    else if (o.schedule.empty()) o.schedule = arg;
+    else throw cdna4::Error("more than one schedule: " + o.schedule + " and " + arg);
+  }
+  if (o.schedule.empty()) throw cdna4::Error("no schedule given (see --help)");
+  if (o.shape.empty()) throw cdna4::Error("--shape MxNxK is required");
+  if (o.out_type != "f32" && o.out_type != "bf16") throw cdna4::Error("--out-type takes f32 or bf16");
+  if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
+  if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
+  return o;
+}
+
+std::vector<uint16_t> read_matrix(const std::string& path, size_t elements, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw cdna4::Error(fmt::format("cannot open {} ({})", path, what));
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() != elements * 2)
+    throw cdna4::Error(fmt::format("{} ({}) has {} bytes; {} needs {} bf16 elements = {} bytes", path, what,
+                                   bytes.size(), what, elements, elements * 2));
+  std::vector<uint16_t> out(elements);
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+std::vector<uint16_t> generate(size_t elements, uint64_t seed, bool integer) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> small(-4, 4);
+  std::vector<uint16_t> out(elements);
+  for (auto& x : out) x = cdna4::float_to_bf16(integer ? float(small(rng)) : normal(rng));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    const cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
+    const int64_t m = shape.m, n = shape.n, k = shape.k;
+    if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
+    const cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
+    const bool integer = o.data == "integer";
+    const auto a = o.a.empty() ? generate(size_t(m * k), o.seed, integer) : read_matrix(o.a, size_t(m * k), "A");
+    const auto b = o.b.empty() ? generate(size_t(k * n), o.seed + 1, integer) : read_matrix(o.b, size_t(k * n), "B");
+    const auto out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
+
+    cdna4::EmulatorConfig config;
+    config.seed = o.seed;
+    config.instant_completion = o.instant;
+    config.threads = o.threads;
+    cdna4::Device device = cdna4::Device::open(o.device, config);
+    const auto t0 = std::chrono::steady_clock::now();
+    const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, m, n, k, a, b, out);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("{}: {}x{}x{} {} on {}\n", schedule.name, m, n, k, o.out_type, device.name());
+    fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
+               run.launch.seconds);
+    if (run.launch.instructions)
+      fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
+                 run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
+    fmt::print("; total {:.3f} s\n", wall);
+    if (!o.c_out.empty()) {
+      std::ofstream f(o.c_out, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
+      if (!f) throw cdna4::Error("cannot write " + o.c_out);
+      fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
+    }
+    if (o.check) {
+      const auto expected = cdna4::to_output_bits(cdna4::reference_gemm(a, b, m, n, k), out == cdna4::OutType::bf16);
+      const size_t diff = cdna4::differing_elements(run.c, expected, out == cdna4::OutType::f32 ? 4 : 2);
+      fmt::print("bit-exact: {} ({} of {} elements differ)\n", diff == 0 ? "yes" : "no", diff, m * n);
+      return diff == 0 ? 0 : 2;
+    }
+    return 0;
+  } catch (const cdna4::Error& e) {
+    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
+    return 1;
+  }
+}
