@@ -47,7 +47,7 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
     c.v_add_u32(addr, addr, masked_kcol);
     if (ctx.needs_mask(op)) {
       c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
-      c.v_cndmask_b32(masked_kcol, imm(kNoColumn), kcol);
+      c.v_cndmask_b32(masked_kcol, r.no_column, kcol);
     }
   }
 }
@@ -88,6 +88,8 @@ void emit_entry(GemmContext& ctx) {
   c.s_mul_i32(r.tile_m0, r.wg_y, imm(s.tile_m));
   c.s_mul_i32(r.tile_n0, r.wg_x, imm(s.tile_n));
   c.s_mov_b32(r.k_base, imm(0));
+  c.v_mov_b32(r.out_of_range, imm(kOutOfRange));
+  c.v_mov_b32(r.no_column, imm(kNoColumn));
   c.s_waitcnt(-1, 0);
   buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, 2));
   buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, 2));

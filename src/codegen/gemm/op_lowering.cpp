@@ -33,7 +33,7 @@ void emit_g2s(GemmContext& ctx, const ScheduleOp& op, int slot) {
   c.v_add_u32(addr, r.stage_k_bytes(op.stage), r.g2s_addr(op.operand, op.part, ctx.geo));
   if (ctx.needs_mask(op.operand)) {
     c.v_cmp_gt_i32(r.stage_k_left(op.stage), r.g2s_kcol(op.operand, op.part, ctx.geo));
-    c.v_cndmask_b32(addr, imm(kOutOfRange), addr);
+    c.v_cndmask_b32(addr, r.out_of_range, addr);
   }
   c.s_add_u32(m0, r.wave_chunk, imm(lds_offset(ctx.schedule, op.operand, op.part, slot)));
   c.buffer_load_dwordx4_lds(addr, ctx.desc(op.operand), imm(0), 0);

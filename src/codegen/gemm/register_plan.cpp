@@ -74,7 +74,7 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   p.first_g2s_kcol = p.first_g2s_addr + parts;
   p.first_fragment = p.first_g2s_kcol + parts;
   const int fragment_vgprs = 4 * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
-  constexpr int kStoreScratch = 8;  // emit_store_c reuses the fragment registers
+  constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
   p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
   p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;
   if (p.vgprs > kMaxVgprs)

@@ -44,7 +44,9 @@ struct RegisterPlan {
   isa::Reg tid{isa::RegFile::v, 0}, lane{isa::RegFile::v, 1};
   isa::Reg lane_row{isa::RegFile::v, 2}, lane_kgroup{isa::RegFile::v, 3};  // lane % mfma_m, lane / mfma_m
   isa::Reg addr_tmp{isa::RegFile::v, 4, 2};
-  int first_lds_addr = 6;    // [operand][slot]
+  // Constants in VGPRs: v_cndmask_b32 with VCC may not also read a literal.
+  isa::Reg out_of_range{isa::RegFile::v, 6}, no_column{isa::RegFile::v, 7};
+  int first_lds_addr = 8;    // [operand][slot]
   int first_g2s_addr = 0;    // [operand part]: global byte offset of the lane's 16 bytes at k = 0
   int first_g2s_kcol = 0;    // [operand part]: lane's k column, or INT_MAX when its row is outside
   int first_fragment = 0;    // [version][operand][kpack][block] x 4

@@ -31,8 +31,8 @@ void emit_store_c(GemmContext& ctx) {
   // Scratch in the fragment registers, dead once the last MFMA has issued.
   const int f = r.first_fragment;
   const Reg row0 = v(f), col0 = v(f + 1), row0_bytes = v(f + 2), row_off = v(f + 3), addr = v(f + 4),
-            value = v(f + 5), rounded = v(f + 6), quiet = v(f + 7);
-  auto col_bytes = [&](int nb) { return v(f + 8 + nb); };
+            value = v(f + 5), rounded = v(f + 6), quiet = v(f + 7), half_out_of_range = v(f + 8);
+  auto col_bytes = [&](int nb) { return v(f + 9 + nb); };
   const Reg s_row = r.tmp.sub(0), s_col = r.tmp.sub(1), s_ldc = r.tmp.sub(2), s_round = r.tmp.sub(3);
 
   c.comment("store C");
@@ -46,13 +46,14 @@ void emit_store_c(GemmContext& ctx) {
   c.s_mov_b32(s_ldc, imm(ldc_bytes));
   c.v_mul_lo_u32(row0_bytes, row0, s_ldc);
   if (!f32) c.s_mov_b32(s_round, imm(0x7fff));
+  c.v_mov_b32(half_out_of_range, imm(kHalfOutOfRange));
   for (int nb = 0; nb < g.blocks_n; ++nb) {
     const Reg cb = col_bytes(nb);
     c.v_add_u32(cb, imm(nb * g.mfma_n), col0);
     if (mask_cols) {
       c.v_cmp_gt_i32(imm(sh.n), cb);
       c.v_lshlrev_b32(cb, imm(std::countr_zero(unsigned(elem))), cb);
-      c.v_cndmask_b32(cb, imm(kHalfOutOfRange), cb);
+      c.v_cndmask_b32(cb, half_out_of_range, cb);
     } else {
       c.v_lshlrev_b32(cb, imm(std::countr_zero(unsigned(elem))), cb);
     }
@@ -63,7 +64,7 @@ void emit_store_c(GemmContext& ctx) {
       c.v_add_u32(row_off, imm(row * ldc_bytes), row0_bytes);
       if (mask_rows) {
         c.v_cmp_gt_i32(imm(sh.m - row), row0);
-        c.v_cndmask_b32(row_off, imm(kHalfOutOfRange), row_off);
+        c.v_cndmask_b32(row_off, half_out_of_range, row_off);
       }
       for (int nb = 0; nb < g.blocks_n; ++nb) {
         c.v_add_u32(addr, row_off, col_bytes(nb));
