@@ -4,59 +4,13 @@
 
 #include <iostream>
 
+#include "schedule_mutants.hpp"
 #include "schedule_reference_model.hpp"
 #include "schedule_test_support.hpp"
 
 using namespace cdna4;
 
 namespace {
-
-struct Mutant {
-  std::string what;
-  Schedule schedule;
-};
-
-std::vector<Mutant> mutants_of(const Schedule& s) {
-  std::vector<Mutant> out;
-  const int n = static_cast<int>(s.ops.size());
-  for (int i = 0; i < n; ++i) {
-    const ScheduleOp& op = s.ops[i];
-    for (int d = 1; d <= 3; ++d) {
-      if (op.vmcnt && *op.vmcnt + d <= 63) {
-        Mutant m{describe(s, i) + " vmcnt+" + std::to_string(d), s};
-        *m.schedule.ops[i].vmcnt += d;
-        out.push_back(std::move(m));
-      }
-      if (op.lgkmcnt && *op.lgkmcnt + d <= 15) {
-        Mutant m{describe(s, i) + " lgkmcnt+" + std::to_string(d), s};
-        *m.schedule.ops[i].lgkmcnt += d;
-        out.push_back(std::move(m));
-      }
-    }
-    if (op.kind == OpKind::barrier) {
-      Mutant m{describe(s, i) + " dropped", s};
-      m.schedule.ops.erase(m.schedule.ops.begin() + i);
-      out.push_back(std::move(m));
-      if (op.vmcnt || op.lgkmcnt) {
-        Mutant w{describe(s, i) + " dropped, its waits kept", s};
-        w.schedule.ops[i].kind = OpKind::wait;
-        out.push_back(std::move(w));
-      }
-    }
-    if (op.kind == OpKind::g2s) {
-      Mutant m{describe(s, i) + " one stage later", s};
-      ++m.schedule.ops[i].stage;
-      out.push_back(std::move(m));
-    }
-    for (int j = i + 1; j < n; ++j) {  // exchange the two ops' positions in the body
-      Mutant m{"swap " + describe(s, i) + " <-> " + describe(s, j), s};
-      std::swap(m.schedule.ops[i].order, m.schedule.ops[j].order);
-      std::swap(m.schedule.ops[i].phase, m.schedule.ops[j].phase);
-      out.push_back(std::move(m));
-    }
-  }
-  return out;
-}
 
 std::vector<int> reference_k_values(const Schedule& s) {
   std::vector<int> ks = {1, 2, depth(s) + 1, depth(s) + s.lds_buffers + 2};
@@ -87,7 +41,7 @@ TEST_CASE("mutation test: the verifier rejects every unsafe mutant", "[schedule]
     const Schedule s = schedule_test::planned(file);
     REQUIRE(verify(s).accepted());
     int file_total = 0, file_killed = 0, file_safe = 0;
-    for (const Mutant& m : mutants_of(s)) {
+    for (const schedule_test::Mutant& m : schedule_test::mutants_of(s)) {
       const bool rejected = !verify(m.schedule).accepted();
       const auto ref = schedule_reference::check(m.schedule, reference_k_values(m.schedule));
       ++file_total;

@@ -31,7 +31,13 @@ GemmShape parse_shape(const std::string& text);
 
 struct CompileOptions {
   bool use_cache = true;    // reuse a kernel compiled before for the same schedule and shape
+  // false lowers a schedule the verifier rejects, to watch on the emulator what
+  // the rejected schedule does (its races); never for production kernels.
+  bool verify = true;
   std::string kernel_name;  // default: derived from the schedule name
+  // Parse the kernel's assembly text instead of streaming its instructions to the
+  // assembler; both give the same bytes, streaming is faster.
+  bool text_assembly = false;
 };
 
 struct CompileStats {
@@ -70,6 +76,6 @@ struct GemmRun {
 };
 GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                  const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
-                 const LaunchOptions& launch = {});
+                 const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
 
 }  // namespace cdna4

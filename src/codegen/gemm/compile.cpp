@@ -29,8 +29,9 @@ std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
   return name;
 }
 
-std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name) {
-  return fmt::format("{}|{}|{},{},{}|{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name);
+std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified) {
+  return fmt::format("{}|{}|{},{},{}|{}|{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name,
+                     verified);
 }
 
 int count_mfma(const codegen::isa::Code& code) {
@@ -65,7 +66,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   const std::string name = kernel_name_for(schedule, options);
   std::string key;
   if (options.use_cache) {
-    key = cache_key(schedule, shape, name);
+    key = cache_key(schedule, shape, name, options.verify);
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = cache.find(key); it != cache.end()) {
       GemmKernel hit = it->second;
@@ -77,7 +78,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   GemmKernel out;
   CompileStats& st = out.stats;
   const Schedule planned = plan(schedule);
-  verify_or_throw(planned);
+  if (options.verify) verify_or_throw(planned);
   st.parse_plan_verify_ms = ms_since(t0);
 
   auto t = Clock::now();
@@ -86,7 +87,8 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   st.lower_ms = ms_since(t);
 
   t = Clock::now();
-  const auto object = codegen::assemble(out.assembly, name + ".s");
+  const auto object = options.text_assembly ? codegen::assemble(out.assembly, name + ".s")
+                                             : codegen::assemble_code(lowered.code, lowered.spec, name + ".s");
   st.assemble_ms = ms_since(t);
   t = Clock::now();
   auto hsaco = codegen::link_hsaco(object);

@@ -9,7 +9,7 @@ namespace cdna4 {
 
 GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                  const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
-                 const LaunchOptions& launch) {
+                 const LaunchOptions& launch, const CompileOptions& compile_options) {
   if (m < 1 || n < 1 || k < 1) throw Error(fmt::format("run_gemm: shape {}x{}x{}: M, N, K must be at least 1", m, n, k));
   if (a_mk.size() != size_t(m * k)) throw Error(fmt::format("run_gemm: A has {} elements, M*K = {}", a_mk.size(), m * k));
   if (b_kn.size() != size_t(k * n)) throw Error(fmt::format("run_gemm: B has {} elements, K*N = {}", b_kn.size(), k * n));
@@ -27,7 +27,7 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n,
   shape.k = kp;
   shape.out = out;
   GemmRun run;
-  const GemmKernel kernel = compile(schedule, shape);
+  const GemmKernel kernel = compile(schedule, shape, compile_options);
   run.compile = kernel.stats;
 
   const size_t c_bytes = size_t(m * n) * (out == OutType::f32 ? 4 : 2);
