@@ -1,0 +1,123 @@
+// isa::Code -> ELF relocatable object without parsing instruction text: each
+// instruction is its shape's template with our operands put in, streamed as an
+// MCInst. The kernel's directives still go through the parser, in the same run,
+// and a directive placed between them streams the instructions.
+#include <atomic>
+#include <unordered_set>
+
+#include <llvm/MC/MCExpr.h>
+#include <llvm/MC/MCParser/MCAsmParserExtension.h>
+
+#include "cdna4/error.hpp"
+#include "codegen/assembler.hpp"
+#include "codegen/kernel_descriptor.hpp"
+#include "codegen/mc/assembly_session.hpp"
+#include "codegen/mc/instruction_templates.hpp"
+#include "codegen/mc/register_table.hpp"
+
+namespace cdna4::codegen {
+
+namespace {
+
+constexpr const char* kStreamDirective = ".cdna4_stream_instructions";
+std::atomic<uint64_t> text_fallbacks{0};
+
+const isa::Arg& arg_at(const isa::Instruction& i, size_t index) {
+  return index < i.defs.size() ? i.defs[index] : i.uses[index - i.defs.size()];
+}
+
+// Everything the text parser would reject and a template would not notice:
+// registers gfx950 does not have, a label defined twice.
+void check_streamable(const isa::Code& code) {
+  const RegisterTable& regs = RegisterTable::gfx950();
+  std::unordered_set<std::string_view> labels;
+  for (const auto& line : code.lines) {
+    if (line.kind == isa::Line::Kind::label && !labels.insert(line.text).second)
+      throw TemplateUnavailable("label " + line.text + " defined twice");
+    if (line.kind != isa::Line::Kind::instruction) continue;
+    for (const auto* args : {&line.inst.defs, &line.inst.uses})
+      for (const auto& arg : *args)
+        if (const auto* r = std::get_if<isa::Reg>(&arg); r && !regs.find(*r))
+          throw TemplateUnavailable("no gfx950 register " + isa::to_text(*r));
+  }
+}
+
+class InstructionStreamDirective : public llvm::MCAsmParserExtension {
+ public:
+  InstructionStreamDirective(const isa::Code& code, std::vector<const InstructionTemplate*> templates)
+      : code_(code), templates_(std::move(templates)) {}
+
+  void Initialize(llvm::MCAsmParser& parser) override {
+    llvm::MCAsmParserExtension::Initialize(parser);
+    parser.addDirectiveHandler(kStreamDirective, {this, &handle});
+  }
+
+ private:
+  static bool handle(llvm::MCAsmParserExtension* self, llvm::StringRef, llvm::SMLoc) {
+    auto& directive = *static_cast<InstructionStreamDirective*>(self);
+    if (directive.getParser().parseEOL()) return true;
+    directive.stream();
+    return false;
+  }
+
+  void stream() {
+    llvm::MCContext& ctx = getContext();
+    llvm::MCStreamer& out = getStreamer();
+    const llvm::MCSubtargetInfo& sti = getParser().getTargetParser().getSTI();
+    const RegisterTable& regs = RegisterTable::gfx950();
+    llvm::MCInst inst;
+    for (size_t i = 0; i < code_.lines.size(); ++i) {
+      const isa::Line& line = code_.lines[i];
+      if (line.kind == isa::Line::Kind::label) out.emitLabel(ctx.getOrCreateSymbol(line.text));
+      if (line.kind != isa::Line::Kind::instruction) continue;
+      const InstructionTemplate& t = *templates_[i];
+      inst = t.inst;
+      for (const auto& slot : t.slots) {
+        const isa::Arg& arg = arg_at(line.inst, slot.arg);
+        llvm::MCOperand& op = inst.getOperand(slot.mc_operand);
+        switch (slot.kind) {
+          case InstructionTemplate::SlotKind::reg: op.setReg(regs.find(std::get<isa::Reg>(arg))); break;
+          case InstructionTemplate::SlotKind::imm: op.setImm(printed_immediate(std::get<isa::Imm>(arg).value)); break;
+          case InstructionTemplate::SlotKind::label:
+            op = llvm::MCOperand::createExpr(
+                llvm::MCSymbolRefExpr::create(ctx.getOrCreateSymbol(std::get<isa::Label>(arg).name), ctx));
+            break;
+        }
+      }
+      out.emitInstruction(inst, sti);
+    }
+  }
+
+  const isa::Code& code_;
+  std::vector<const InstructionTemplate*> templates_;
+};
+
+Bytes stream_code(const isa::Code& code, const KernelSpec& spec, std::string_view name) {
+  check_streamable(code);
+  auto templates = TemplateCache::process().lookup(code);
+  const std::string directives =
+      kernel_prologue_directives(spec) + "\t" + kStreamDirective + "\n" + kernel_epilogue_directives(spec);
+  AssemblySession session(directives, name);
+  session.stream_to_object();
+  InstructionStreamDirective directive(code, std::move(templates));
+  directive.Initialize(session.parser());
+  session.run();
+  return session.object();
+}
+
+}  // namespace
+
+Bytes assemble_code(const isa::Code& code, const KernelSpec& spec, std::string_view name) {
+  try {
+    return stream_code(code, spec, name);
+  } catch (const TemplateUnavailable&) {
+  } catch (const Error&) {
+  }
+  ++text_fallbacks;
+  // The text path gives the same bytes, or the parser's diagnostic with its line and column.
+  return assemble(kernel_prologue_directives(spec) + code.text() + kernel_epilogue_directives(spec), name);
+}
+
+uint64_t assemble_code_text_fallbacks() { return text_fallbacks.load(); }
+
+}  // namespace cdna4::codegen

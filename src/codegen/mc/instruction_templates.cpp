@@ -1,0 +1,90 @@
+#include "codegen/mc/instruction_templates.hpp"
+
+#include <mutex>
+
+#include "codegen/mc/immediate_class.hpp"
+
+namespace cdna4::codegen {
+
+namespace {
+
+void append_number(std::string& key, unsigned n) {
+  char buf[12];
+  int len = 0;
+  do buf[len++] = char('0' + n % 10); while ((n /= 10) != 0);
+  while (len) key += buf[--len];
+}
+
+void append_arg(std::string& key, const isa::Arg& arg) {
+  if (const auto* r = std::get_if<isa::Reg>(&arg)) {
+    key += r->file == isa::RegFile::s ? 's' : r->file == isa::RegFile::v ? 'v' : 'a';
+    append_number(key, r->count);
+    // Tuples must be aligned (the parser rejects e.g. s[3:4]): the template keeps the alignment.
+    key += '@';
+    key += char('0' + r->index % 4);
+  } else if (const auto* sp = std::get_if<isa::Special>(&arg)) {
+    key += isa::to_text(*sp);
+  } else if (const auto* imm = std::get_if<isa::Imm>(&arg)) {
+    key += '#';
+    key += char(immediate_class(imm->value));
+  } else {
+    key += 'L';
+  }
+}
+
+}  // namespace
+
+void shape_key(const isa::Instruction& inst, std::string& key) {
+  key.clear();
+  key += inst.mnemonic;
+  for (const auto* args : {&inst.defs, &inst.uses}) {
+    for (const auto& arg : *args) {
+      key += ',';
+      append_arg(key, arg);
+    }
+  }
+  key += '|';
+  key += inst.modifiers;
+}
+
+TemplateCache& TemplateCache::process() {
+  static TemplateCache cache;
+  return cache;
+}
+
+size_t TemplateCache::size() const {
+  std::shared_lock lock(mutex_);
+  return templates_.size();
+}
+
+std::vector<const InstructionTemplate*> TemplateCache::lookup(const isa::Code& code) {
+  std::vector<const InstructionTemplate*> out(code.lines.size(), nullptr);
+  std::vector<std::string> keys(code.lines.size());
+  std::vector<size_t> missing;
+  {
+    std::shared_lock lock(mutex_);
+    for (size_t i = 0; i < code.lines.size(); ++i) {
+      if (code.lines[i].kind != isa::Line::Kind::instruction) continue;
+      shape_key(code.lines[i].inst, keys[i]);
+      if (auto it = templates_.find(keys[i]); it != templates_.end()) out[i] = it->second.get();
+      else missing.push_back(i);
+    }
+  }
+  if (missing.empty()) return out;
+
+  // One example per missing shape; the parse runs without the lock.
+  std::unordered_map<std::string_view, size_t> example_of;
+  std::vector<const isa::Instruction*> examples;
+  for (size_t i : missing)
+    if (example_of.emplace(keys[i], examples.size()).second) examples.push_back(&code.lines[i].inst);
+  auto built = build_templates(examples);
+
+  std::unique_lock lock(mutex_);
+  std::vector<const InstructionTemplate*> resolved(examples.size());
+  for (const auto& [key, index] : example_of)
+    resolved[index] = templates_.try_emplace(std::string(key), std::move(built[index])).first->second.get();
+  for (size_t i : missing) out[i] = resolved[example_of.at(keys[i])];
+  return out;
+}
+
+}  // namespace cdna4::codegen
