@@ -16,6 +16,7 @@
 #include "cdna4/gemm.hpp"
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/gemm/loop_picture.hpp"
 
 namespace {
 
@@ -34,12 +35,13 @@ const char* kUsage =
     "  --shape MxNxK        GEMM shape for a schedule\n"
     "  --out-type f32|bf16  C element type for a schedule (default f32)\n"
     "  --print-metadata     print each kernel's descriptor fields and the metadata note\n"
+    "  --picture            print the steady-state loop body (memory ops, MFMAs, waits, barriers)\n"
     "  --verify FILE.json   plan and verify a schedule; print the verdict and the plan\n"
     "  -h, --help           this text\n";
 
 struct Options {
   std::string input, output, emit, shape, out_type = "f32", verify;
-  bool print_metadata = false;
+  bool print_metadata = false, picture = false;
 };
 
 std::string read_text(const std::string& path) {
@@ -70,6 +72,7 @@ Options parse(int argc, char** argv) {
     else if (a == "-o") o.output = value("-o");
     else if (a == "--emit") o.emit = value("--emit");
     else if (a == "--print-metadata") o.print_metadata = true;
+    else if (a == "--picture") o.picture = true;
     else if (a == "--shape") o.shape = value("--shape");
     else if (a == "--out-type") o.out_type = value("--out-type");
     else if (a == "--verify") o.verify = value("--verify");
@@ -147,6 +150,10 @@ int compile_schedule(const Options& o) {
   else write_bytes(o.output, cdna4::codegen::assemble(k.assembly, o.input));
   print_summary(k);
   fmt::print("wrote {} ({})\n", o.output, o.emit);
+  if (o.picture) {
+    const std::string picture = cdna4::codegen::steady_loop_picture(k.assembly);
+    fmt::print("{}", picture.empty() ? "no steady-state loop at this K (too few tiles)\n" : picture);
+  }
   if (o.print_metadata) print_metadata(k.kernel.code_object());
   return 0;
 }
