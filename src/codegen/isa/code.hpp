@@ -28,8 +28,8 @@ class Code {
   std::string text() const;  // one instruction or label per line
 
   // ---- scalar ----
-  void s_load_dwordx2(Reg d, Reg base, int offset) { mem("s_load_dwordx2", {d}, {base, imm(offset)}); }
-  void s_load_dword(Reg d, Reg base, int offset) { mem("s_load_dword", {d}, {base, imm(offset)}); }
+  void s_load_dwordx2(Reg d, Reg base, int offset) { mem("s_load_dwordx2", {d}, {base, hex(offset)}); }
+  void s_load_dword(Reg d, Reg base, int offset) { mem("s_load_dword", {d}, {base, hex(offset)}); }
   void s_mov_b32(Arg d, Arg x) { op("s_mov_b32", d, {x}); }
   void s_add_u32(Arg d, Arg x, Arg y) { op("s_add_u32", d, {x, y}); }
   void s_sub_u32(Arg d, Arg x, Arg y) { op("s_sub_u32", d, {x, y}); }

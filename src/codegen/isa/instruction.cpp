@@ -14,10 +14,29 @@ std::string reg_text(const Reg& r) {
   return fmt::format("{}[{}:{}]", prefix, r.index, r.last());
 }
 
-std::string imm_text(int64_t value) {
-  // Inline constants print in decimal; everything else in hex like the disassembler.
-  if (value >= -16 && value <= 64) return fmt::format("{}", value);
-  return fmt::format("0x{:x}", uint32_t(value));
+// 32-bit patterns the hardware has as inline float constants; the assembler
+// encodes them inline and the disassembler prints them as floats.
+const char* inline_float(uint32_t bits) {
+  switch (bits) {
+    case 0x3f000000: return "0.5";
+    case 0xbf000000: return "-0.5";
+    case 0x3f800000: return "1.0";
+    case 0xbf800000: return "-1.0";
+    case 0x40000000: return "2.0";
+    case 0xc0000000: return "-2.0";
+    case 0x40800000: return "4.0";
+    case 0xc0800000: return "-4.0";
+    case 0x3e22f983: return "0.15915494";
+    default: return nullptr;
+  }
+}
+
+// Printed as the disassembler prints it, so text and decoded bytes read the same.
+std::string imm_text(const Imm& i) {
+  if (i.hex) return fmt::format("0x{:x}", uint32_t(i.value));
+  if (i.value >= -16 && i.value <= 64) return fmt::format("{}", i.value);
+  if (const char* f = inline_float(uint32_t(i.value))) return f;
+  return fmt::format("0x{:x}", uint32_t(i.value));
 }
 
 }  // namespace
@@ -29,7 +48,7 @@ std::string to_text(const Arg& op) {
       static const char* names[] = {"vcc", "exec", "m0", "scc", "off"};
       return names[int(sp)];
     }
-    std::string operator()(const Imm& i) const { return imm_text(i.value); }
+    std::string operator()(const Imm& i) const { return imm_text(i); }
     std::string operator()(const Label& l) const { return l.name; }
   };
   return std::visit(Printer{}, op);

@@ -26,6 +26,7 @@ enum class Special : uint8_t { vcc, exec, m0, scc, off };
 
 struct Imm {
   int64_t value;
+  bool hex = false;  // printed in hex even when small (SMEM offsets, as the disassembler does)
   bool operator==(const Imm&) const = default;
 };
 
@@ -60,6 +61,7 @@ inline Reg s(int index, int count = 1) { return Reg{RegFile::s, uint16_t(index),
 inline Reg v(int index, int count = 1) { return Reg{RegFile::v, uint16_t(index), uint16_t(count)}; }
 inline Reg a(int index, int count = 1) { return Reg{RegFile::a, uint16_t(index), uint16_t(count)}; }
 inline Imm imm(int64_t value) { return Imm{value}; }
+inline Imm hex(int64_t value) { return Imm{value, true}; }
 constexpr Special vcc = Special::vcc, exec = Special::exec, m0 = Special::m0, scc = Special::scc, off = Special::off;
 
 std::string to_text(const Arg& op);
