@@ -1,5 +1,6 @@
 // Emulator throughput: emulated MFMA multiply-accumulates per second on an
-// MFMA-bound kernel, next to a plain native fp32 GEMM loop on this machine.
+// MFMA-bound kernel and on a generated 1024^3 bf16 GEMM, next to a plain
+// native fp32 GEMM loop on this machine.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,9 @@
 #include <vector>
 
 #include "cdna4/code_object.hpp"
+#include "cdna4/gemm.hpp"
+#include "cdna4/runtime.hpp"
+#include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
 #include "runtime/emulator/emulator.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
@@ -106,31 +110,118 @@ Sample emulate(const cdna4::CodeObject& code, const cdna4::KernelInfo& k, uint32
   return {double(macs) / best, best};
 }
 
-// Plain fp32 GEMM C += A * B, i-k-j loop order, single thread.
-__attribute__((noinline)) void native_gemm(int n, const float* a, const float* b, float* c) {
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < n; ++k) {
-      float aik = a[i * n + k];
-      for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
+// Plain fp32 GEMM C += A * B (row-major n x n), i-k-j order, cache-blocked over
+// k and j so a block of B stays in L2; single thread, optimised at -O2.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noinline, optimize("O2")))
+#else
+__attribute__((noinline))
+#endif
+void native_gemm(int n, const float* a, const float* b, float* c) {
+  constexpr int kBlockK = 128, kBlockJ = 512;
+  for (int k0 = 0; k0 < n; k0 += kBlockK)
+    for (int j0 = 0; j0 < n; j0 += kBlockJ) {
+      const int k1 = std::min(n, k0 + kBlockK), j1 = std::min(n, j0 + kBlockJ);
+      for (int i = 0; i < n; ++i) {
+        float* ci = c + size_t(i) * n;
+        for (int k = k0; k < k1; ++k) {
+          const float aik = a[size_t(i) * n + k];
+          const float* bk = b + size_t(k) * n;
+          for (int j = j0; j < j1; ++j) ci[j] += aik * bk[j];
+        }
+      }
     }
 }
 
-Sample native(int n) {
-  std::vector<float> a(n * n), b(n * n), c(n * n);
-  for (int i = 0; i < n * n; ++i) {
-    a[i] = float(i % 7) - 3;
-    b[i] = float(i % 5) - 2;
-  }
+// Best of `reps` runs of the native GEMM on a and b (n x n); c gets the result.
+Sample native(int n, const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int reps) {
   double best = 1e30;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     std::fill(c.begin(), c.end(), 0.0f);
     auto t0 = Clock::now();
     native_gemm(n, a.data(), b.data(), c.data());
     best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  volatile float sink = c[n + 1];
-  (void)sink;
   return {double(n) * n * n / best, best};
+}
+
+// Small integers: exact in bf16, and every GEMM sum is exact in fp32, so the
+// emulated result must equal the native one bit for bit.
+std::vector<float> small_integers(size_t count, int modulus, int offset) {
+  std::vector<float> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = float(int((i * 2654435761u >> 7) % size_t(modulus)) - offset);
+  return v;
+}
+
+std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &v[i], 4);
+    out[i] = uint16_t(bits >> 16);
+  }
+  return out;
+}
+
+struct GemmSample {
+  double macs_per_second;  // emulated MFMA MACs / kernel seconds
+  double kernel_seconds;
+  double wall_seconds;     // whole run_gemm call: transpose, upload, launch, download
+  bool exact;
+};
+
+GemmSample emulate_gemm(const cdna4::Schedule& schedule, int n, const std::vector<uint16_t>& a,
+                        const std::vector<uint16_t>& b, const std::vector<float>& want, bool instant,
+                        unsigned threads) {
+  cdna4::EmulatorConfig config;
+  config.instant_completion = instant;
+  config.threads = threads;
+  cdna4::Device device = cdna4::Device::emulator(config);
+  GemmSample best{0, 1e30, 1e30, true};
+  for (int rep = 0; rep < 2; ++rep) {
+    auto t0 = Clock::now();
+    cdna4::GemmRun run = cdna4::run_gemm(device, schedule, n, n, n, a, b, cdna4::OutType::f32);
+    double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    best.exact = best.exact && std::memcmp(run.c.data(), want.data(), want.size() * 4) == 0;
+    if (run.launch.seconds < best.kernel_seconds) {
+      best.kernel_seconds = run.launch.seconds;
+      best.macs_per_second = double(run.launch.mfma_macs) / run.launch.seconds;
+    }
+    best.wall_seconds = std::min(best.wall_seconds, wall);
+  }
+  return best;
+}
+
+void gemm_workload(unsigned hw) {
+  const int n = 1024;
+  const std::string path = std::string(CDNA4_SOURCE_DIR) + "/schedules/baseline_256x256x64_w8.json";
+  cdna4::Schedule schedule = cdna4::load_schedule(path);
+  auto a = small_integers(size_t(n) * n, 9, 4), b = small_integers(size_t(n) * n, 7, 3);
+  std::vector<float> c(size_t(n) * n);
+  Sample host = native(n, a, b, c, 3);
+  fmt::print("\n1024^3 bf16 GEMM, schedule {} (fp32 out)\n", "baseline_256x256x64_w8");
+  fmt::print("native fp32 GEMM, cache-blocked i-k-j, -O2, 1 thread: {:.2f} GMAC/s ({:.3f} s)\n",
+             host.macs_per_second / 1e9, host.seconds);
+  auto a16 = to_bf16(a), b16 = to_bf16(b);
+  {  // compile once outside the timings (run_gemm caches the kernel)
+    cdna4::EmulatorConfig config;
+    config.instant_completion = true;
+    cdna4::Device device = cdna4::Device::emulator(config);
+    auto t0 = Clock::now();
+    cdna4::run_gemm(device, schedule, n, n, n, a16, b16, cdna4::OutType::f32);
+    fmt::print("first run incl. compile (instant, all threads): {:.3f} s wall\n",
+               std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  for (bool instant : {false, true}) {
+    for (unsigned threads : {1u, hw}) {
+      GemmSample s = emulate_gemm(schedule, n, a16, b16, c, instant, threads);
+      fmt::print("emulated ({} completion, {} thread{}): {:.2f} GMAC/s, kernel {:.3f} s, whole run {:.3f} s wall; "
+                 "native/emulated = {:.2f}x; C {} native\n",
+                 instant ? "instant" : "randomized", threads, threads == 1 ? "" : "s", s.macs_per_second / 1e9,
+                 s.kernel_seconds, s.wall_seconds, host.macs_per_second / s.macs_per_second,
+                 s.exact ? "==" : "!=");
+    }
+  }
 }
 
 }  // namespace
@@ -138,8 +229,11 @@ Sample native(int n) {
 int main() {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   fmt::print("cdna4 emulator benchmark (MFMA policy {}; host threads available: {})\n", cdna4::emu::kMfmaPolicy, hw);
-  Sample host = native(512);
-  fmt::print("native fp32 GEMM loop, 512^3, 1 thread: {:.2f} GMAC/s ({:.3f} s)\n", host.macs_per_second / 1e9,
+  const int small_n = 512;
+  std::vector<float> sa = small_integers(size_t(small_n) * small_n, 7, 3);
+  std::vector<float> sb = small_integers(size_t(small_n) * small_n, 5, 2), sc(size_t(small_n) * small_n);
+  Sample host = native(small_n, sa, sb, sc, 3);
+  fmt::print("native fp32 GEMM, 512^3, 1 thread: {:.2f} GMAC/s ({:.3f} s)\n", host.macs_per_second / 1e9,
              host.seconds);
   struct Case {
     const char* mnemonic;
@@ -158,5 +252,6 @@ int main() {
     }
   }
   fmt::print("ratio = native MAC/s / emulated MAC/s on one thread (goal: <= 4x)\n");
+  gemm_workload(hw);
   return 0;
 }

@@ -57,7 +57,8 @@ std::string load_use_kernel(bool wait) {
                      wait ? "s_waitcnt vmcnt(1)" : "");
 }
 
-// G2S by LDS-DMA, then every wave reads what another wave loaded.
+// G2S by LDS-DMA, then every wave reads what another wave loaded; each
+// workgroup stores to its own 1 KiB of out.
 std::string lds_dma_kernel(bool wait) {
   return fmt::format(R"(
   s_load_dwordx2 s[8:9], s[0:1], 0
@@ -78,6 +79,8 @@ std::string lds_dma_kernel(bool wait) {
   ds_read_b128 v[12:15], v4
   s_waitcnt lgkmcnt(0)
   v_lshlrev_b32 v5, 2, v0
+  s_lshl_b32 s12, s2, 10
+  v_add_u32 v5, s12, v5
   global_store_dword v5, v12, s[4:5]
   s_waitcnt vmcnt(0)
   s_endpgm

@@ -158,6 +158,49 @@ bool has_suffix(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// LLVM's source-modifier operand (SISrcMods): bit 0 neg (neg_lo for VOP3P),
+// bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi.
+std::string apply_source_modifiers(OperandForm form, int64_t mods, Operand& op) {
+  constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
+  op.neg = (mods & kNeg) != 0;
+  if (form != OperandForm::Packed) {
+    op.abs = (mods & kAbsOrNegHigh) != 0;
+    return (mods & ~(kNeg | kAbsOrNegHigh)) ? "source modifiers other than neg/abs are not supported" : "";
+  }
+  if (mods & kAbsOrNegHigh) op.packed |= packed_sel::kNegHigh;
+  if (mods & kOpSel) op.packed |= packed_sel::kLowFromHigh;
+  if (mods & kOpSelHigh) op.packed |= packed_sel::kHighFromHigh;
+  return (mods & ~(kNeg | kAbsOrNegHigh | kOpSel | kOpSelHigh)) ? "unknown packed source modifier bits" : "";
+}
+
+// Packed operations read and write 64-bit register pairs; a 32-bit inline
+// constant or literal would leave the high half's value up to hardware details
+// that are not pinned down, so it is refused rather than guessed.
+std::string canonicalize_packed(const HandlerEntry& entry, RawOperands& raw, Inst& in) {
+  if (raw.defs.size() != 1 || raw.defs[0].kind != OperandKind::Vgpr || raw.defs[0].dwords != 2)
+    return "packed destination must be a VGPR pair";
+  in.dst[0] = raw.defs[0];
+  for (auto& op : raw.values) {
+    if (in.num_src == 4) return "too many packed sources";
+    if (!op.is_reg() || op.dwords != 2)
+      return "inline constants and literals as packed 64-bit sources are not supported";
+    in.src[in.num_src++] = op;
+  }
+  in.clamp = static_cast<uint8_t>(raw.controls.empty() ? 0 : raw.controls[0]);
+  for (size_t i = 1; i < raw.controls.size(); ++i)
+    if (raw.controls[i] != 0) return "unexpected packed control operand";
+  if (entry.flags & hflag::kPackedSelectOnly) {
+    if (in.clamp) return "clamp on a packed move is not supported";
+    for (int s = 0; s < in.num_src; ++s) {
+      if (in.src[s].neg || (in.src[s].packed & packed_sel::kNegHigh))
+        return "neg_lo/neg_hi on a packed move are not supported";
+      if (!(in.src[s].packed & packed_sel::kHighFromHigh))
+        return "op_sel_hi other than the default on a packed move is not supported";
+    }
+  }
+  return {};
+}
+
 // Puts raw operands into the canonical Inst fields; returns an error text when
 // the instruction uses something the handler does not honour.
 std::string canonicalize(const HandlerEntry& entry, const std::string& base, RawOperands& raw, Inst& in) {
@@ -243,6 +286,8 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       in.offset = (off & 0x1000) ? off - 0x2000 : off;
       break;
     }
+    case OperandForm::Packed:
+      return canonicalize_packed(entry, raw, in);
     case OperandForm::Matrix:
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
       set_srcs(0, v.size());
@@ -316,22 +361,19 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
       } else {
         const llvm::MCInstrDesc& desc = d.mii->get(mc.getOpcode());
         RawOperands raw;
-        uint8_t pending_neg = 0, pending_abs = 0;
+        int64_t pending_mods = 0;
         for (unsigned i = 0; i < mc.getNumOperands() && error.empty(); ++i) {
           const llvm::MCOperand& mop = mc.getOperand(i);
           int type = i < desc.getNumOperands() ? desc.operands()[i].OperandType : llvm::MCOI::OPERAND_UNKNOWN;
           if (i < desc.getNumOperands() && type == d.input_mods_type && mop.isImm()) {
-            pending_neg = mop.getImm() & 1;
-            pending_abs = (mop.getImm() >> 1) & 1;
-            if (mop.getImm() & ~3) error = "source modifiers other than neg/abs are not supported";
+            pending_mods = mop.getImm();
             continue;
           }
           if (mop.isReg()) {
             Operand op;
             error = register_operand(d.mri->getName(mop.getReg()), accum_offset, op);
-            op.neg = pending_neg;
-            op.abs = pending_abs;
-            pending_neg = pending_abs = 0;
+            if (error.empty()) error = apply_source_modifiers(entry->form, pending_mods, op);
+            pending_mods = 0;
             (i < desc.getNumDefs() ? raw.defs : raw.values).push_back(op);
           } else if (mop.isImm()) {
             if (is_control_type(type) || i >= desc.getNumOperands()) {
@@ -340,9 +382,8 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
               Operand op;
               op.kind = OperandKind::Imm;
               op.imm = static_cast<uint64_t>(mop.getImm());
-              op.neg = pending_neg;
-              op.abs = pending_abs;
-              pending_neg = pending_abs = 0;
+              error = apply_source_modifiers(entry->form, pending_mods, op);
+              pending_mods = 0;
               raw.values.push_back(op);
             }
           } else {

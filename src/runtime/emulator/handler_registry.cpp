@@ -11,6 +11,7 @@ const HandlerRegistry& handler_registry() {
     register_program_control(r);
     register_vector_integer(r);
     register_vector_float(r);
+    register_vector_packed(r);
     register_matrix(r);
     register_scalar_memory(r);
     register_local_memory(r);

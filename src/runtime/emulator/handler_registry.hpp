@@ -20,6 +20,7 @@ enum class OperandForm : uint8_t {
   BufferMemory,  // MUBUF: src[0] = vdata (stores), vaddr, srsrc, soffset; offset
   GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
   Matrix,        // MFMA: src = A, B, C; cbsz/abid/blgp must be zero
+  Packed,        // VOP3P on 64-bit register pairs: src modifiers -> neg/packed, control imm -> clamp
 };
 
 // Flags that tell the decoder which modifiers the handler honours.
@@ -29,6 +30,7 @@ constexpr uint16_t kImplicitVccIn = 2;   // e32 form reads VCC as its last sourc
 constexpr uint16_t kImplicitVccOut = 4;  // e32 form writes VCC as dst[1] (carry, compare)
 constexpr uint16_t kBranch = 8;          // SOPP immediate is a branch offset
 constexpr uint16_t kSourceModifiersOnly = 16;  // neg/abs honoured, clamp/omod rejected
+constexpr uint16_t kPackedSelectOnly = 32;     // Packed: op_sel honoured; neg, clamp, non-default op_sel_hi rejected
 }  // namespace hflag
 
 struct HandlerEntry {
@@ -60,6 +62,7 @@ void register_scalar_alu(HandlerRegistry&);
 void register_program_control(HandlerRegistry&);
 void register_vector_integer(HandlerRegistry&);
 void register_vector_float(HandlerRegistry&);
+void register_vector_packed(HandlerRegistry&);
 void register_matrix(HandlerRegistry&);
 void register_scalar_memory(HandlerRegistry&);
 void register_local_memory(HandlerRegistry&);

@@ -1,6 +1,7 @@
 #pragma once
 // Operand access shared by the instruction handlers.
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -64,5 +65,17 @@ inline void store_lanes(Wave& w, uint32_t reg, const uint32_t* values) {
 
 inline float as_float(uint32_t bits) { return std::bit_cast<float>(bits); }
 inline uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+// VOP3 result modifiers: omod scales first, then clamp to [0, 1] (NaN -> 0).
+inline float output_modifiers(const Inst& in, float r) {
+  switch (in.omod) {
+    case 1: r *= 2.0f; break;
+    case 2: r *= 4.0f; break;
+    case 3: r *= 0.5f; break;
+    default: break;
+  }
+  if (in.clamp) r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
+  return r;
+}
 
 }  // namespace cdna4::emu

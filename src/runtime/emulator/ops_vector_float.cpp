@@ -10,17 +10,6 @@
 namespace cdna4::emu {
 namespace {
 
-float output_modifiers(const Inst& in, float r) {
-  switch (in.omod) {
-    case 1: r *= 2.0f; break;
-    case 2: r *= 4.0f; break;
-    case 3: r *= 0.5f; break;
-    default: break;
-  }
-  if (in.clamp) r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
-  return r;
-}
-
 template <auto F> void fop1(Wave& w, const Inst& in) {
   LaneValues a, r;
   fetch_f32(w, in.src[0], a);

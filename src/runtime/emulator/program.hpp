@@ -39,9 +39,18 @@ struct Operand {
   uint8_t abs = 0;
   uint16_t index = 0;
   bool is_agpr = false;
+  uint8_t packed = 0;  // VOP3P packed fp32 halves: packed_sel bits (neg above is neg_lo there)
   uint64_t imm = 0;
   bool is_reg() const { return kind == OperandKind::Sgpr || kind == OperandKind::Vgpr; }
 };
+
+// Which dword of a 64-bit packed source feeds each half of the result, and the
+// high half's negation (VOP3P op_sel, op_sel_hi, neg_hi).
+namespace packed_sel {
+constexpr uint8_t kLowFromHigh = 1;   // op_sel: low result reads dword 1
+constexpr uint8_t kHighFromHigh = 2;  // op_sel_hi: high result reads dword 1
+constexpr uint8_t kNegHigh = 4;       // neg_hi: negate the value feeding the high result
+}  // namespace packed_sel
 
 // A register range an instruction reads or writes; the race checker walks these.
 // Memory operations complete asynchronously on one of three in-order queues.
