@@ -1,19 +1,25 @@
-// Assemble + link time of a ~4,000-instruction gfx950 kernel through the text path.
+// Assemble + link time of a ~4,000-instruction gfx950 kernel: the text path (LLVM MC
+// parses assembly) against streaming (MCInsts from instruction templates), and the
+// cold compile() of the 256x256x64 GEMM kernel with each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "cdna4/gemm.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/isa/code.hpp"
 #include "codegen/kernel_descriptor.hpp"
 
 namespace {
 
-// A GEMM-like instruction mix: LDS-DMA loads, LDS reads, MFMAs, waits, barriers.
-std::string kernel_text(int groups, int& instructions) {
+using namespace cdna4::codegen::isa;
+
+cdna4::codegen::KernelSpec bench_spec() {
   cdna4::codegen::KernelSpec spec;
   spec.name = "bench_kernel";
   spec.vgprs = 128;
@@ -22,26 +28,27 @@ std::string kernel_text(int groups, int& instructions) {
   spec.lds_bytes = 65536;
   spec.workgroup_size = 256;
   spec.args = {{"a"}, {"b"}, {"c"}};
-  std::string body = cdna4::codegen::kernel_prologue_directives(spec);
-  instructions = 0;
-  auto emit = [&](const std::string& line) { body += "\t" + line + "\n"; ++instructions; };
+  return spec;
+}
+
+// A GEMM-like instruction mix: LDS-DMA loads, LDS reads, MFMAs, waits, barriers.
+Code bench_code(int groups) {
+  Code c;
   for (int g = 0; g < groups; ++g) {
-    emit(fmt::format("s_mov_b32 m0, {}", (g % 16) * 1024));
-    emit("s_nop 0");
-    emit(fmt::format("buffer_load_dwordx4 v{}, s[12:15], 0 offen offset:{} lds", g % 8, (g * 64) % 4096));
-    for (int r = 0; r < 4; ++r)
-      emit(fmt::format("ds_read_b128 v[{}:{}], v100 offset:{}", 16 + 4 * r, 19 + 4 * r, (g * 512 + r * 128) % 65536));
-    emit("s_waitcnt lgkmcnt(0)");
-    emit("s_setprio 1");
+    c.s_mov_b32(m0, imm((g % 16) * 1024));
+    c.s_nop(0);
+    c.buffer_load_dwordx4_lds(v(g % 8), s(12, 4), imm(0), (g * 64) % 4096);
+    for (int r = 0; r < 4; ++r) c.ds_read_b128(v(16 + 4 * r, 4), v(100), (g * 512 + r * 128) % 65536);
+    c.s_waitcnt(-1, 0);
+    c.s_setprio(1);
     for (int m = 0; m < 8; ++m)
-      emit(fmt::format("v_mfma_f32_16x16x32_bf16 a[{}:{}], v[16:19], v[{}:{}], a[{}:{}]", 4 * m, 4 * m + 3,
-                       20 + 4 * (m % 3), 23 + 4 * (m % 3), 4 * m, 4 * m + 3));
-    emit("s_setprio 0");
-    emit(fmt::format("s_waitcnt vmcnt({})", g % 8));
-    emit("s_barrier");
+      c.v_mfma("v_mfma_f32_16x16x32_bf16", a(4 * m, 4), v(16, 4), v(20 + 4 * (m % 3), 4), a(4 * m, 4));
+    c.s_setprio(0);
+    c.s_waitcnt(g % 8, -1);
+    c.s_barrier();
   }
-  emit("s_endpgm");
-  return body + cdna4::codegen::kernel_epilogue_directives(spec);
+  c.s_endpgm();
+  return c;
 }
 
 double p50(std::vector<double> v) {
@@ -49,31 +56,74 @@ double p50(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+double ms_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace cg = cdna4::codegen;
   const int repeats = argc > 1 ? std::max(3, std::atoi(argv[1])) : 25;
-  int instructions = 0;
-  const std::string text = kernel_text(200, instructions);
-  std::vector<double> assemble_ms, link_ms, total_ms;
-  size_t bytes = 0;
+  const cg::KernelSpec spec = bench_spec();
+  const Code code = bench_code(200);
+  const std::string text = cg::kernel_prologue_directives(spec) + code.text() + cg::kernel_epilogue_directives(spec);
+  const size_t instructions = code.instruction_count();
+
+  std::vector<double> text_ms, stream_ms, link_ms, to_text_ms;
+  cg::Bytes text_object, streamed_object, hsaco;
   for (int i = 0; i < repeats + 1; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto object = cdna4::codegen::assemble(text, "bench.s");
-    const auto t1 = std::chrono::steady_clock::now();
-    auto hsaco = cdna4::codegen::link_hsaco(object);
-    const auto t2 = std::chrono::steady_clock::now();
-    bytes = hsaco.size();
-    if (i == 0) continue;  // first run pays one-time target initialisation
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    assemble_ms.push_back(ms(t0, t1));
-    link_ms.push_back(ms(t1, t2));
-    total_ms.push_back(ms(t0, t2));
+    const double t = ms_of([&] { text_object = cg::assemble(text, "bench.s"); });
+    const double s = ms_of([&] { streamed_object = cg::assemble_code(code, spec, "bench.s"); });
+    const double l = ms_of([&] { hsaco = cg::link_hsaco(text_object); });
+    const double p = ms_of([&] { (void)code.text(); });
+    if (i == 0) continue;  // first run pays target initialisation and template building
+    text_ms.push_back(t);
+    stream_ms.push_back(s);
+    link_ms.push_back(l);
+    to_text_ms.push_back(p);
   }
-  fmt::print("kernel: {} instructions, hsaco {} bytes, {} repeats\n", instructions, bytes, repeats);
-  fmt::print("assemble (text, LLVM MC) p50 {:.3f} ms  ({:.2f} us/instruction)\n", p50(assemble_ms),
-             1000.0 * p50(assemble_ms) / instructions);
-  fmt::print("link (lld in process)    p50 {:.3f} ms\n", p50(link_ms));
-  fmt::print("assemble + link          p50 {:.3f} ms\n", p50(total_ms));
+  if (streamed_object != text_object) {
+    fmt::print("streamed object differs from the text path's\n");
+    return 1;
+  }
+  const double us = 1000.0 / double(instructions);
+  fmt::print("kernel: {} instructions, hsaco {} bytes, {} repeats (objects byte-identical)\n", instructions,
+             hsaco.size(), repeats);
+  fmt::print("assemble, text (LLVM MC parser)     p50 {:7.3f} ms  ({:.3f} us/instruction)\n", p50(text_ms),
+             us * p50(text_ms));
+  fmt::print("assemble, streamed MCInsts          p50 {:7.3f} ms  ({:.3f} us/instruction)  {:.1f}x\n",
+             p50(stream_ms), us * p50(stream_ms), p50(text_ms) / p50(stream_ms));
+  fmt::print("Code::text() (printing, text only)  p50 {:7.3f} ms\n", p50(to_text_ms));
+  fmt::print("link (lld in process)               p50 {:7.3f} ms\n", p50(link_ms));
+  fmt::print("assemble + link, text / streamed    p50 {:7.3f} / {:.3f} ms\n", p50(text_ms) + p50(link_ms),
+             p50(stream_ms) + p50(link_ms));
+
+  // Cold compile() (cache off) of the 256x256x64 GEMM kernel through each path.
+  const cdna4::Schedule schedule =
+      cdna4::load_schedule(std::string(CDNA4_SOURCE_DIR) + "/schedules/baseline_256x256x64_w8.json");
+  for (const char* shape_text : {"256x256x64", "4096x4096x4096"}) {
+    const cdna4::GemmShape shape = cdna4::parse_shape(shape_text);
+    for (bool text_path : {true, false}) {
+      cdna4::CompileOptions options;
+      options.use_cache = false;
+      options.text_assembly = text_path;
+      std::vector<double> total, assemble;
+      int insts = 0;
+      for (int i = 0; i < repeats + 1; ++i) {
+        const cdna4::GemmKernel k = cdna4::compile(schedule, shape, options);
+        if (i == 0) continue;
+        total.push_back(k.stats.total_ms);
+        assemble.push_back(k.stats.assemble_ms);
+        insts = k.stats.instructions;
+      }
+      fmt::print("compile() baseline_256x256x64_w8 {:>14} ({} instructions), {:<8}: total p50 {:.3f} ms, "
+                 "assemble p50 {:.3f} ms ({:.3f} us/instruction)\n",
+                 shape_text, insts, text_path ? "text" : "streamed", p50(total), p50(assemble),
+                 1000.0 * p50(assemble) / insts);
+    }
+  }
   return 0;
 }

@@ -59,15 +59,15 @@ size_t TemplateCache::size() const {
 
 std::vector<const InstructionTemplate*> TemplateCache::lookup(const isa::Code& code) {
   std::vector<const InstructionTemplate*> out(code.lines.size(), nullptr);
-  std::vector<std::string> keys(code.lines.size());
-  std::vector<size_t> missing;
+  std::vector<std::pair<size_t, std::string>> missing;  // line, shape
   {
+    std::string key;
     std::shared_lock lock(mutex_);
     for (size_t i = 0; i < code.lines.size(); ++i) {
       if (code.lines[i].kind != isa::Line::Kind::instruction) continue;
-      shape_key(code.lines[i].inst, keys[i]);
-      if (auto it = templates_.find(keys[i]); it != templates_.end()) out[i] = it->second.get();
-      else missing.push_back(i);
+      shape_key(code.lines[i].inst, key);
+      if (auto it = templates_.find(key); it != templates_.end()) out[i] = it->second.get();
+      else missing.emplace_back(i, key);
     }
   }
   if (missing.empty()) return out;
@@ -75,15 +75,15 @@ std::vector<const InstructionTemplate*> TemplateCache::lookup(const isa::Code& c
   // One example per missing shape; the parse runs without the lock.
   std::unordered_map<std::string_view, size_t> example_of;
   std::vector<const isa::Instruction*> examples;
-  for (size_t i : missing)
-    if (example_of.emplace(keys[i], examples.size()).second) examples.push_back(&code.lines[i].inst);
+  for (const auto& [line, key] : missing)
+    if (example_of.emplace(key, examples.size()).second) examples.push_back(&code.lines[line].inst);
   auto built = build_templates(examples);
 
   std::unique_lock lock(mutex_);
   std::vector<const InstructionTemplate*> resolved(examples.size());
   for (const auto& [key, index] : example_of)
     resolved[index] = templates_.try_emplace(std::string(key), std::move(built[index])).first->second.get();
-  for (size_t i : missing) out[i] = resolved[example_of.at(keys[i])];
+  for (const auto& [line, key] : missing) out[line] = resolved[example_of.at(key)];
   return out;
 }
 
