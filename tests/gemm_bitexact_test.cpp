@@ -10,27 +10,18 @@
 // bf16 output is the fp32 result rounded to nearest even.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "cdna4/gemm.hpp"
 #include "gemm_support.hpp"
+#include "schedule_test_support.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
 
 namespace {
-
-std::vector<std::string> shipped_schedules() {
-  std::vector<std::string> paths;
-  for (const auto& e : std::filesystem::directory_iterator(test::source_path("schedules")))
-    if (e.path().extension() == ".json" && e.path().filename() != "schedule.schema.json")
-      paths.push_back(e.path().string());
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
 
 struct Case {
   int64_t m, n, k;
@@ -67,10 +58,10 @@ void check_gemm(const Schedule& s, const Case& c, OutType out, bool integer_data
 }  // namespace
 
 TEST_CASE("every shipped schedule is bit-exact on the emulator", "[gemm][bitexact]") {
-  const auto paths = shipped_schedules();
-  REQUIRE(paths.size() >= 2);
-  for (const auto& path : paths) {
-    const Schedule s = load_schedule(path);
+  const auto& files = schedule_test::shipped_files();
+  REQUIRE(files.size() >= 7);
+  for (const auto& file : files) {
+    const Schedule s = schedule_test::load(file);
     SECTION(s.name) {
       for (const Case& c : shapes_for(s))
         for (OutType out : {OutType::f32, OutType::bf16}) {

@@ -5,6 +5,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "codegen/gemm/loop_picture.hpp"
+#include "schedule_test_support.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
@@ -26,18 +27,17 @@ std::string documented_picture(const std::string& readme, const std::string& nam
 TEST_CASE("emitted loop bodies match the documented pictures", "[schedule][picture]") {
   const std::string readme = test::read_text_file(test::source_path("schedules/README.md"));
   int checked = 0;
-  for (const char* name : {"baseline_256x256x64_w8", "interleave4_256x256x64_w8", "prefetch2_256x256x64_w8",
-                           "pingpong_256x256x64_w8", "pingpong2_256x128x64_w8", "tilelang_ns2_128x128x64_w4",
-                           "triton_ns3_128x128x64_w4"}) {
+  for (const std::string& file : schedule_test::shipped_files()) {
+    const std::string name = file.substr(0, file.size() - 5);
     INFO(name);
-    const Schedule s = load_schedule(test::source_path(std::string("schedules/") + name + ".json"));
+    const Schedule s = schedule_test::load(file);
     const GemmKernel k = compile(s, parse_shape("512x512x1024"));
     const std::string picture = codegen::steady_loop_picture(k.assembly);
     REQUIRE_FALSE(picture.empty());
     CHECK(picture == documented_picture(readme, name));
     ++checked;
   }
-  CHECK(checked == 7);
+  CHECK(checked == int(schedule_test::shipped_files().size()));
 }
 
 TEST_CASE("the pictures show the structure each seed asks for", "[schedule][picture]") {

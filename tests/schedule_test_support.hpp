@@ -1,6 +1,8 @@
 #pragma once
 #include <cdna4/schedule.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -10,10 +12,16 @@ namespace schedule_test {
 
 inline std::string schedules_dir() { return std::string(CDNA4_SOURCE_DIR) + "/schedules/"; }
 
+// Every schedule shipped in schedules/ (file names, sorted).
 inline const std::vector<std::string>& shipped_files() {
-  static const std::vector<std::string> files = {
-      "tilelang_ns2_128x128x64_w4.json", "baseline_256x256x64_w8.json", "interleave4_256x256x64_w8.json",
-      "prefetch2_256x256x64_w8.json", "pingpong_256x256x64_w8.json"};
+  static const std::vector<std::string> files = [] {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(schedules_dir()))
+      if (e.path().extension() == ".json" && e.path().filename() != "schedule.schema.json")
+        out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
   return files;
 }
 
