@@ -4,21 +4,14 @@
 
 #include <numeric>
 
+#include "support/errors.hpp"
 #include "cdna4/runtime.hpp"
 #include "codegen/assembler.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 // A one-wave-per-workgroup kernel `name(out, n)`; `body` runs with s[4:5] = out,
 // s6 = n, s2 = workgroup id x, v0 = lane.

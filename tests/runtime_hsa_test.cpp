@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "support/errors.hpp"
 #include "cdna4/error.hpp"
 #include "runtime/hsa/agent_select.hpp"
 #include "runtime/hsa/aql_packet.hpp"
@@ -12,19 +13,7 @@
 #include "runtime/hsa/hsa_loader.hpp"
 
 using namespace cdna4;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-}  // namespace
+using cdna4::test::error_of;
 
 TEST_CASE("hsa: a missing runtime says what was tried", "[runtime]") {
   std::string message = error_of([] {

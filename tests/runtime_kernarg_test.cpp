@@ -3,11 +3,13 @@
 
 #include <cstring>
 
+#include "support/errors.hpp"
 #include "cdna4/runtime.hpp"
 #include "foreign/hip_build.hpp"
 #include "runtime/kernarg.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 
 namespace {
 
@@ -45,15 +47,6 @@ T at(const std::vector<uint8_t>& bytes, size_t offset) {
   T value;
   std::memcpy(&value, bytes.data() + offset, sizeof(T));
   return value;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace
