@@ -99,6 +99,7 @@ Code every_instruction_kind() {
   c.buffer_load_dwordx4_lds(v(5), s(12, 4), s(26), 2048);
   c.ds_read_b128(v(16, 4), v(6), 0);
   c.ds_read_b128(v(20, 4), v(7), 4096);
+  c.ds_read_b128(v(24, 4), v(7), 65520);
   c.s_waitcnt(6, -1);
   c.s_waitcnt(0, 0);
   c.s_barrier();
@@ -195,10 +196,25 @@ TEST_CASE("streamed instructions: what the parser rejects gives the parser's dia
   unknown.s_endpgm();
   CHECK(message(unknown).find("v_no_such_instruction") != std::string::npos);
 
+  Code offset_too_wide;  // LDS offsets have 16 bits
+  offset_too_wide.ds_read_b128(v(4, 4), v(0), 70000);
+  offset_too_wide.s_endpgm();
+  CHECK(message(offset_too_wide).find("16-bit") != std::string::npos);
+
   Code literal_in_vop3;  // gfx9 VOP3 takes no literal
   literal_in_vop3.v_add3_u32(v(0), v(1), imm(0x1000), v(2));
   literal_in_vop3.s_endpgm();
   CHECK(message(literal_in_vop3).find("bad.s:") != std::string::npos);
+}
+
+TEST_CASE("streamed instructions: a buffer offset beyond 12 bits is truncated as the parser does", "[assembler]") {
+  // LLVM MC accepts "offset:5000" on buffer instructions and keeps its low 12 bits.
+  Code code;
+  code.buffer_store_dword(v(1), v(2), s(12, 4), imm(0), 5000);
+  code.buffer_store_dword(v(1), v(2), s(12, 4), imm(0), 904);
+  code.s_endpgm();
+  const KernelSpec spec = example_spec("wide_offset");
+  CHECK(codegen::assemble_code(code, spec, "k.s") == text_object(code, spec));
 }
 
 TEST_CASE("streamed instructions: 8 threads assemble byte-identical objects", "[assembler]") {

@@ -13,6 +13,7 @@
 #include "codegen/kernel_descriptor.hpp"
 #include "codegen/mc/assembly_session.hpp"
 #include "codegen/mc/instruction_templates.hpp"
+#include "codegen/mc/modifier_offset.hpp"
 #include "codegen/mc/register_table.hpp"
 
 namespace cdna4::codegen {
@@ -22,8 +23,11 @@ namespace {
 constexpr const char* kStreamDirective = ".cdna4_stream_instructions";
 std::atomic<uint64_t> text_fallbacks{0};
 
-const isa::Arg& arg_at(const isa::Instruction& i, size_t index) {
-  return index < i.defs.size() ? i.defs[index] : i.uses[index - i.defs.size()];
+// Element `index` of template_args(i), without building that list.
+isa::Arg arg_at(const isa::Instruction& i, size_t index) {
+  if (index < i.defs.size()) return i.defs[index];
+  if (index < i.defs.size() + i.uses.size()) return i.uses[index - i.defs.size()];
+  return isa::imm(find_modifier_offset(i.modifiers)->value);
 }
 
 // Everything the text parser would reject and a template would not notice:
@@ -73,7 +77,7 @@ class InstructionStreamDirective : public llvm::MCAsmParserExtension {
       const InstructionTemplate& t = *templates_[i];
       inst = t.inst;
       for (const auto& slot : t.slots) {
-        const isa::Arg& arg = arg_at(line.inst, slot.arg);
+        const isa::Arg arg = arg_at(line.inst, slot.arg);
         llvm::MCOperand& op = inst.getOperand(slot.mc_operand);
         switch (slot.kind) {
           case InstructionTemplate::SlotKind::reg: op.setReg(regs.find(std::get<isa::Reg>(arg))); break;

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "codegen/mc/immediate_class.hpp"
+#include "codegen/mc/modifier_offset.hpp"
 
 namespace cdna4::codegen {
 
@@ -19,9 +20,11 @@ void append_arg(std::string& key, const isa::Arg& arg) {
   if (const auto* r = std::get_if<isa::Reg>(&arg)) {
     key += r->file == isa::RegFile::s ? 's' : r->file == isa::RegFile::v ? 'v' : 'a';
     append_number(key, r->count);
-    // Tuples must be aligned (the parser rejects e.g. s[3:4]): the template keeps the alignment.
-    key += '@';
-    key += char('0' + r->index % 4);
+    if (r->count > 1) {
+      // Tuples must be aligned (the parser rejects e.g. s[3:4]): the template keeps the alignment.
+      key += '@';
+      key += char('0' + r->index % 4);
+    }
   } else if (const auto* sp = std::get_if<isa::Special>(&arg)) {
     key += isa::to_text(*sp);
   } else if (const auto* imm = std::get_if<isa::Imm>(&arg)) {
@@ -44,7 +47,23 @@ void shape_key(const isa::Instruction& inst, std::string& key) {
     }
   }
   key += '|';
-  key += inst.modifiers;
+  const auto offset = find_modifier_offset(inst.modifiers);
+  if (!offset || offset_class(offset->value) == 'x') {
+    key += inst.modifiers;
+    return;
+  }
+  key.append(inst.modifiers, 0, offset->begin);
+  key += '#';
+  key += offset_class(offset->value);
+  key.append(inst.modifiers, offset->end);
+}
+
+std::vector<isa::Arg> template_args(const isa::Instruction& inst) {
+  std::vector<isa::Arg> out(inst.defs);
+  out.insert(out.end(), inst.uses.begin(), inst.uses.end());
+  if (const auto offset = find_modifier_offset(inst.modifiers); offset && offset_class(offset->value) != 'x')
+    out.push_back(isa::imm(offset->value));
+  return out;
 }
 
 TemplateCache& TemplateCache::process() {

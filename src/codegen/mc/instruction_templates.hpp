@@ -29,12 +29,15 @@ struct InstructionTemplate {
   enum class SlotKind : uint8_t { reg, imm, label };
   struct Slot {
     uint8_t mc_operand;  // index into inst's operands
-    uint8_t arg;         // index into the instruction's defs followed by its uses
+    uint8_t arg;         // index into the instruction's template_args()
     SlotKind kind;
   };
   llvm::MCInst inst;
   std::vector<Slot> slots;
 };
+
+// The operands a template substitutes: defs, uses, then a nonzero "offset:N" modifier.
+std::vector<isa::Arg> template_args(const isa::Instruction& inst);
 
 // The value the text parser reads for an immediate: uint32 hex above the inline range.
 inline int64_t printed_immediate(int64_t v) { return v >= -16 && v <= 64 ? v : int64_t(uint32_t(v)); }

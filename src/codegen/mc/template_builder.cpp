@@ -10,6 +10,7 @@
 #include "codegen/mc/assembly_session.hpp"
 #include "codegen/mc/immediate_class.hpp"
 #include "codegen/mc/instruction_templates.hpp"
+#include "codegen/mc/modifier_offset.hpp"
 #include "codegen/mc/register_table.hpp"
 
 namespace cdna4::codegen {
@@ -69,12 +70,10 @@ isa::Instruction instance_of(const isa::Instruction& example, int instance) {
   int arg = 0;
   for (const auto& d : example.defs) out.defs.push_back(placeholder(d, arg++, instance));
   for (const auto& u : example.uses) out.uses.push_back(placeholder(u, arg++, instance));
-  return out;
-}
-
-std::vector<isa::Arg> args_of(const isa::Instruction& i) {
-  std::vector<isa::Arg> out(i.defs);
-  out.insert(out.end(), i.uses.begin(), i.uses.end());
+  if (const auto offset = find_modifier_offset(example.modifiers); offset && offset_class(offset->value) != 'x') {
+    const int value = (offset_class(offset->value) == '2' ? 0x210 : 0x5210) + 0x10 * instance;
+    out.modifiers.replace(offset->begin, offset->end - offset->begin, std::to_string(value));
+  }
   return out;
 }
 
@@ -105,7 +104,7 @@ int argument_in_slot(const std::vector<std::vector<isa::Arg>>& instances, const 
 std::unique_ptr<InstructionTemplate> identify(const isa::Instruction& example, const llvm::MCInst* parsed) {
   const std::string what = fmt::format("template for '{}'", example.text());
   std::vector<std::vector<isa::Arg>> instances;
-  for (int k = 0; k < kInstances; ++k) instances.push_back(args_of(instance_of(example, k)));
+  for (int k = 0; k < kInstances; ++k) instances.push_back(template_args(instance_of(example, k)));
   for (int k = 1; k < kInstances; ++k)
     if (parsed[k].getOpcode() != parsed[0].getOpcode() || parsed[k].getNumOperands() != parsed[0].getNumOperands())
       throw TemplateUnavailable(what + ": placeholders change the opcode");
