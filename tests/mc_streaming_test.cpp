@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <thread>
 
 #include "cdna4/error.hpp"
@@ -11,7 +10,8 @@
 #include "codegen/gemm/lower_gemm.hpp"
 #include "codegen/isa/code.hpp"
 #include "codegen/kernel_descriptor.hpp"
-#include "support/process.hpp"
+#include "schedule_test_support.hpp"
+#include "support/errors.hpp"
 
 using namespace cdna4;
 using namespace cdna4::codegen::isa;
@@ -19,15 +19,6 @@ using cdna4::codegen::Bytes;
 using cdna4::codegen::KernelSpec;
 
 namespace {
-
-std::vector<std::string> shipped_schedules() {
-  std::vector<std::string> paths;
-  for (const auto& e : std::filesystem::directory_iterator(test::source_path("schedules")))
-    if (e.path().extension() == ".json" && e.path().filename() != "schedule.schema.json")
-      paths.push_back(e.path().string());
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
 
 Bytes text_object(const Code& code, const KernelSpec& spec, const std::string& name = "k.s") {
   return codegen::assemble(
@@ -141,8 +132,8 @@ TEST_CASE("streamed instructions: every builder instruction kind gives the text 
 TEST_CASE("streamed instructions: every shipped schedule and shape gives the text path's bytes", "[assembler]") {
   const std::vector<GemmShape> shapes = {parse_shape("256x256x64"), parse_shape("257x130x96"),
                                          parse_shape("1024x1024x1024")};
-  for (const auto& path : shipped_schedules()) {
-    const Schedule schedule = load_schedule(path);
+  for (const auto& path : schedule_test::shipped_files()) {
+    const Schedule schedule = schedule_test::load(path);
     for (GemmShape shape : shapes) {
       for (OutType out : {OutType::f32, OutType::bf16}) {
         shape.out = out;
@@ -167,18 +158,8 @@ TEST_CASE("streamed instructions: every shipped schedule and shape gives the tex
 TEST_CASE("streamed instructions: what the parser rejects gives the parser's diagnostic", "[assembler]") {
   const KernelSpec spec = example_spec("bad");
   auto message = [&](const Code& code) {
-    std::string streamed, text;
-    try {
-      codegen::assemble_code(code, spec, "bad.s");
-    } catch (const Error& e) {
-      streamed = e.what();
-    }
-    try {
-      text_object(code, spec, "bad.s");
-    } catch (const Error& e) {
-      text = e.what();
-    }
-    CHECK(streamed == text);
+    const std::string streamed = test::error_of([&] { codegen::assemble_code(code, spec, "bad.s"); });
+    CHECK(streamed == test::error_of([&] { text_object(code, spec, "bad.s"); }));
     return streamed;
   };
   Code unaligned;
@@ -219,7 +200,7 @@ TEST_CASE("streamed instructions: a buffer offset beyond 12 bits is truncated as
 
 TEST_CASE("streamed instructions: 8 threads assemble byte-identical objects", "[assembler]") {
   const Code code = every_instruction_kind();
-  const Schedule schedule = load_schedule(test::source_path("schedules/baseline_256x256x64_w8.json"));
+  const Schedule schedule = schedule_test::load("baseline_256x256x64_w8.json");
   const codegen::LoweredGemm lowered = codegen::lower_gemm(plan(schedule), parse_shape("257x130x96"), "k");
   const Bytes expected_code = text_object(code, example_spec("every_kind"));
   const Bytes expected_gemm = codegen::assemble(lowered.assembly(), "k.s");
