@@ -198,6 +198,25 @@ TEST_CASE("streamed instructions: a buffer offset beyond 12 bits is truncated as
   CHECK(codegen::assemble_code(code, spec, "k.s") == text_object(code, spec));
 }
 
+TEST_CASE("streamed instructions: aliased operands get a template with the same aliasing", "[assembler]") {
+  const KernelSpec spec = example_spec("aliasing");
+  Code code;
+  code.v_add_u32(v(4), v(4), v(4));
+  code.v_add_u32(v(5), v(6), v(5));
+  code.v_mfma("v_mfma_f32_16x16x32_bf16", a(0, 4), v(8, 4), v(8, 4), a(0, 4));
+  code.s_endpgm();
+  CHECK(codegen::assemble_code(code, spec, "k.s") == text_object(code, spec));
+
+  // The parser judges partial overlaps: both paths give the same verdict.
+  Code partial;
+  partial.v_mfma("v_mfma_f32_16x16x32_bf16", a(0, 4), v(8, 4), v(12, 4), a(2, 4));
+  partial.s_endpgm();
+  Bytes streamed, text;
+  const std::string streamed_error = test::error_of([&] { streamed = codegen::assemble_code(partial, spec, "k.s"); });
+  CHECK(streamed_error == test::error_of([&] { text = text_object(partial, spec); }));
+  CHECK(streamed == text);
+}
+
 TEST_CASE("streamed instructions: 8 threads assemble byte-identical objects", "[assembler]") {
   const Code code = every_instruction_kind();
   const Schedule schedule = schedule_test::load("baseline_256x256x64_w8.json");

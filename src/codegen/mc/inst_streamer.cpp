@@ -25,8 +25,7 @@ std::atomic<uint64_t> text_fallbacks{0};
 
 // Element `index` of template_args(i), without building that list.
 isa::Arg arg_at(const isa::Instruction& i, size_t index) {
-  if (index < i.defs.size()) return i.defs[index];
-  if (index < i.defs.size() + i.uses.size()) return i.uses[index - i.defs.size()];
+  if (index < i.defs.size() + i.uses.size()) return nth_arg(i, index);
   return isa::imm(find_modifier_offset(i.modifiers)->value);
 }
 
@@ -39,10 +38,16 @@ void check_streamable(const isa::Code& code) {
     if (line.kind == isa::Line::Kind::label && !labels.insert(line.text).second)
       throw TemplateUnavailable("label " + line.text + " defined twice");
     if (line.kind != isa::Line::Kind::instruction) continue;
-    for (const auto* args : {&line.inst.defs, &line.inst.uses})
-      for (const auto& arg : *args)
-        if (const auto* r = std::get_if<isa::Reg>(&arg); r && !regs.find(*r))
-          throw TemplateUnavailable("no gfx950 register " + isa::to_text(*r));
+    const size_t n = line.inst.defs.size() + line.inst.uses.size();
+    for (size_t i = 0; i < n; ++i) {
+      const auto* r = std::get_if<isa::Reg>(&nth_arg(line.inst, i));
+      if (!r) continue;
+      if (!regs.find(*r)) throw TemplateUnavailable("no gfx950 register " + isa::to_text(*r));
+      // Templates see equal or disjoint placeholders; partial overlaps are for the parser to judge.
+      for (size_t j = 0; j < i; ++j)
+        if (const auto* o = std::get_if<isa::Reg>(&nth_arg(line.inst, j)); o && o->overlaps(*r) && !(*o == *r))
+          throw TemplateUnavailable("partially overlapping operands in " + line.inst.text());
+    }
   }
 }
 

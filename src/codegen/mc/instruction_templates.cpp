@@ -37,13 +37,24 @@ void append_arg(std::string& key, const isa::Arg& arg) {
 
 }  // namespace
 
+int same_register_as(const isa::Instruction& inst, size_t i) {
+  const auto* r = std::get_if<isa::Reg>(&nth_arg(inst, i));
+  if (!r) return -1;
+  for (size_t j = 0; j < i; ++j)
+    if (const auto* earlier = std::get_if<isa::Reg>(&nth_arg(inst, j)); earlier && *earlier == *r) return int(j);
+  return -1;
+}
+
 void shape_key(const isa::Instruction& inst, std::string& key) {
   key.clear();
   key += inst.mnemonic;
-  for (const auto* args : {&inst.defs, &inst.uses}) {
-    for (const auto& arg : *args) {
-      key += ',';
-      append_arg(key, arg);
+  const size_t n = inst.defs.size() + inst.uses.size();
+  for (size_t i = 0; i < n; ++i) {
+    key += ',';
+    append_arg(key, nth_arg(inst, i));
+    if (const int same = same_register_as(inst, i); same >= 0) {
+      key += '=';
+      append_number(key, unsigned(same));
     }
   }
   key += '|';

@@ -36,6 +36,15 @@ struct InstructionTemplate {
   std::vector<Slot> slots;
 };
 
+// Operand `i` of defs followed by uses.
+inline const isa::Arg& nth_arg(const isa::Instruction& inst, size_t i) {
+  return i < inst.defs.size() ? inst.defs[i] : inst.uses[i - inst.defs.size()];
+}
+
+// The earlier operand holding exactly the same register as operand `i`, or -1.
+// The shape records it, so the parser checks the template with the same aliasing.
+int same_register_as(const isa::Instruction& inst, size_t i);
+
 // The operands a template substitutes: defs, uses, then a nonzero "offset:N" modifier.
 std::vector<isa::Arg> template_args(const isa::Instruction& inst);
 

@@ -67,9 +67,12 @@ bool same_operand(const llvm::MCOperand& x, const llvm::MCOperand& y) {
 
 isa::Instruction instance_of(const isa::Instruction& example, int instance) {
   isa::Instruction out{example.mnemonic, {}, {}, example.modifiers, ""};
-  int arg = 0;
-  for (const auto& d : example.defs) out.defs.push_back(placeholder(d, arg++, instance));
-  for (const auto& u : example.uses) out.uses.push_back(placeholder(u, arg++, instance));
+  const size_t n = example.defs.size() + example.uses.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int same = same_register_as(example, i);
+    isa::Arg p = same >= 0 ? nth_arg(out, size_t(same)) : placeholder(nth_arg(example, i), int(i), instance);
+    (i < example.defs.size() ? out.defs : out.uses).push_back(std::move(p));
+  }
   if (const auto offset = find_modifier_offset(example.modifiers); offset && offset_class(offset->value) != 'x') {
     const int value = (offset_class(offset->value) == '2' ? 0x210 : 0x5210) + 0x10 * instance;
     out.modifiers.replace(offset->begin, offset->end - offset->begin, std::to_string(value));
@@ -138,9 +141,12 @@ std::unique_ptr<InstructionTemplate> identify(const isa::Instruction& example, c
     t->slots.push_back({uint8_t(j), uint8_t(arg), kind});
     placed[size_t(arg)] = true;
   }
-  for (size_t a = 0; a < placed.size(); ++a)
+  for (size_t a = 0; a < placed.size(); ++a) {
+    const int same = a < example.defs.size() + example.uses.size() ? same_register_as(example, a) : -1;
+    if (same >= 0) placed[a] = placed[size_t(same)];  // the substitution puts the same register there
     if (!placed[a] && !std::holds_alternative<isa::Special>(instances[0][a]))
       throw TemplateUnavailable(fmt::format("{}: operand {} not found in the MCInst", what, a));
+  }
   return t;
 }
 
