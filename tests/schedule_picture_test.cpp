@@ -12,6 +12,12 @@ using namespace cdna4;
 
 namespace {
 
+std::string loop_picture(const Schedule& s) {
+  CompileOptions options;
+  options.keep_assembly = true;
+  return codegen::steady_loop_picture(compile(s, parse_shape("512x512x1024"), options).assembly);
+}
+
 // The fenced block after "<!-- loop-picture: NAME -->".
 std::string documented_picture(const std::string& readme, const std::string& name) {
   const std::string marker = "<!-- loop-picture: " + name + " -->";
@@ -31,8 +37,7 @@ TEST_CASE("emitted loop bodies match the documented pictures", "[schedule][pictu
     const std::string name = file.substr(0, file.size() - 5);
     INFO(name);
     const Schedule s = schedule_test::load(file);
-    const GemmKernel k = compile(s, parse_shape("512x512x1024"));
-    const std::string picture = codegen::steady_loop_picture(k.assembly);
+    const std::string picture = loop_picture(s);
     REQUIRE_FALSE(picture.empty());
     CHECK(picture == documented_picture(readme, name));
     ++checked;
@@ -43,7 +48,7 @@ TEST_CASE("emitted loop bodies match the documented pictures", "[schedule][pictu
 TEST_CASE("the pictures show the structure each seed asks for", "[schedule][picture]") {
   auto picture_of = [](const char* name) {
     const Schedule s = load_schedule(test::source_path(std::string("schedules/") + name + ".json"));
-    return codegen::steady_loop_picture(compile(s, parse_shape("512x512x1024")).assembly);
+    return loop_picture(s);
   };
   auto count = [](const std::string& text, const std::string& what) {
     size_t n = 0;

@@ -143,7 +143,9 @@ int compile_schedule(const Options& o) {
   cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
   shape.out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
   const cdna4::Schedule schedule = cdna4::load_schedule(o.input);
-  const cdna4::GemmKernel k = cdna4::compile(schedule, shape);
+  cdna4::CompileOptions options;
+  options.keep_assembly = true;
+  const cdna4::GemmKernel k = cdna4::compile(schedule, shape, options);
   if (o.emit == "asm") write_text(o.output, k.assembly);
   else if (o.emit == "hsaco") write_bytes(o.output, k.kernel.hsaco());
   else if (o.emit == "metadata") write_text(o.output, k.kernel.code_object().metadata_yaml());

@@ -38,6 +38,9 @@ struct CompileOptions {
   // Parse the kernel's assembly text instead of streaming its instructions to the
   // assembler; both give the same bytes, streaming is faster.
   bool text_assembly = false;
+  // Keep the kernel's assembly text in GemmKernel::assembly (always kept with
+  // text_assembly); a JIT that only launches need not pay for printing it.
+  bool keep_assembly = false;
 };
 
 struct CompileStats {
@@ -55,7 +58,7 @@ struct GemmKernel {
   Dim3 grid;   // workgroups
   Dim3 block;  // work-items
   GemmShape shape;
-  std::string assembly;  // the .s that was assembled
+  std::string assembly;  // the kernel as .s text, with CompileOptions::keep_assembly
   CompileStats stats;
 };
 

@@ -29,9 +29,10 @@ std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
   return name;
 }
 
-std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified) {
-  return fmt::format("{}|{}|{},{},{}|{}|{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name,
-                     verified);
+std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified,
+                      bool keep_assembly) {
+  return fmt::format("{}|{}|{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name,
+                     verified, keep_assembly);
 }
 
 int count_mfma(const codegen::isa::Code& code) {
@@ -66,7 +67,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   const std::string name = kernel_name_for(schedule, options);
   std::string key;
   if (options.use_cache) {
-    key = cache_key(schedule, shape, name, options.verify);
+    key = cache_key(schedule, shape, name, options.verify, options.keep_assembly || options.text_assembly);
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = cache.find(key); it != cache.end()) {
       GemmKernel hit = it->second;
@@ -83,7 +84,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 
   auto t = Clock::now();
   const codegen::LoweredGemm lowered = codegen::lower_gemm(planned, shape, name);
-  out.assembly = lowered.assembly();
+  if (options.keep_assembly || options.text_assembly) out.assembly = lowered.assembly();
   st.lower_ms = ms_since(t);
 
   t = Clock::now();

@@ -12,90 +12,109 @@ namespace {
 
 constexpr int kGfx950XdlExtra = 1;
 
-bool any_overlap(const std::vector<Arg>& xs, const std::vector<Arg>& ys) {
-  for (const auto& x : xs)
-    if (auto rx = std::get_if<Reg>(&x))
-      for (const auto& y : ys)
-        if (auto ry = std::get_if<Reg>(&y); ry && rx->overlaps(*ry)) return true;
+bool overlaps_any(const std::vector<Reg>& xs, const std::vector<Reg>& ys) {
+  for (const Reg& x : xs)
+    for (const Reg& y : ys)
+      if (x.overlaps(y)) return true;
   return false;
 }
 
-bool writes_special(const Instruction& i, Special sp) {
-  for (const auto& d : i.defs)
-    if (auto s = std::get_if<Special>(&d); s && *s == sp) return true;
+bool overlaps_any(const std::vector<Reg>& xs, const Reg& y) {
+  for (const Reg& x : xs)
+    if (x.overlaps(y)) return true;
   return false;
 }
 
-bool writes_sgpr(const Instruction& i) {
-  for (const auto& d : i.defs) {
-    if (auto r = std::get_if<Reg>(&d); r && r->file == RegFile::s) return true;
-    if (std::holds_alternative<Special>(d)) return true;
-  }
+bool writes_sgpr(const HazardFacts& f) {
+  if (!f.special_defs.empty()) return true;
+  for (const Reg& r : f.defs)
+    if (r.file == RegFile::s) return true;
   return false;
 }
 
-bool reads_written_sgpr(const Instruction& producer, const Instruction& consumer) {
-  for (const auto& d : producer.defs)
-    for (const auto& u : consumer.uses) {
-      if (auto rd = std::get_if<Reg>(&d)) {
-        if (auto ru = std::get_if<Reg>(&u); ru && rd->overlaps(*ru)) return true;
-      } else if (d == u) {
-        return true;
-      }
-    }
+bool reads_written_sgpr(const HazardFacts& p, const HazardFacts& c) {
+  for (const Reg& d : p.defs)
+    if (d.file == RegFile::s && overlaps_any(c.uses, d)) return true;
+  for (Special d : p.special_defs)
+    if (std::find(c.special_uses.begin(), c.special_uses.end(), d) != c.special_uses.end()) return true;
   return false;
 }
 
-// MFMA operands: uses = {srcA, srcB, srcC}.
-const Arg& src_c(const Instruction& mfma) { return mfma.uses.at(2); }
-std::vector<Arg> src_ab(const Instruction& mfma) { return {mfma.uses.at(0), mfma.uses.at(1)}; }
-
-int xdl_write_then_non_xdl_access(const Instruction& p, const Instruction& c) {
-  if (!is_mfma(p) || is_mfma(c)) return 0;
-  if (!any_overlap(p.defs, c.uses) && !(is_valu(c) && any_overlap(p.defs, c.defs))) return 0;
-  return mfma_passes(p) + 3 + kGfx950XdlExtra;
+int xdl_write_then_non_xdl_access(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::mfma || c.cls == HazardFacts::mfma) return 0;
+  if (!overlaps_any(p.defs, c.uses) && !(c.cls == HazardFacts::valu && overlaps_any(p.defs, c.defs))) return 0;
+  return p.passes + 3 + kGfx950XdlExtra;
 }
 
-int xdl_write_then_xdl_src_ab(const Instruction& p, const Instruction& c) {
-  if (!is_mfma(p) || !is_mfma(c) || !any_overlap(p.defs, src_ab(c))) return 0;
-  return mfma_passes(p) + 3 + kGfx950XdlExtra;
+int xdl_write_then_xdl_src_ab(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::mfma || c.cls != HazardFacts::mfma) return 0;
+  if (!overlaps_any(p.defs, c.src_a) && !overlaps_any(p.defs, c.src_b)) return 0;
+  return p.passes + 3 + kGfx950XdlExtra;
 }
 
-int xdl_write_then_xdl_src_c(const Instruction& p, const Instruction& c) {
-  if (!is_mfma(p) || !is_mfma(c) || !any_overlap(p.defs, {src_c(c)})) return 0;
-  const bool same = p.defs.at(0) == src_c(c) && p.mnemonic == c.mnemonic;
-  if (same) return mfma_passes(p) == 2 ? 2 : 0;  // back-to-back accumulation is forwarded
-  return mfma_passes(p) + 1 + kGfx950XdlExtra;
+int xdl_write_then_xdl_src_c(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::mfma || c.cls != HazardFacts::mfma || !overlaps_any(p.defs, c.src_c)) return 0;
+  if (p.defs.front() == c.src_c && p.passes == c.passes)
+    return p.passes == 2 ? 2 : 0;  // back-to-back accumulation is forwarded
+  return p.passes + 1 + kGfx950XdlExtra;
 }
 
-int xdl_read_src_c_then_valu_write(const Instruction& p, const Instruction& c) {
-  if (!is_mfma(p) || !(is_valu(c) || is_mfma(c)) || !any_overlap({src_c(p)}, c.defs)) return 0;
-  if (is_mfma(c) && c.defs.at(0) == src_c(p)) return 0;
-  return mfma_passes(p) - 1 + kGfx950XdlExtra;
+int xdl_read_src_c_then_valu_write(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::mfma || (c.cls != HazardFacts::valu && c.cls != HazardFacts::mfma)) return 0;
+  if (!overlaps_any(c.defs, p.src_c)) return 0;
+  if (c.cls == HazardFacts::mfma && c.defs.front() == p.src_c) return 0;
+  return p.passes - 1 + kGfx950XdlExtra;
 }
 
-int valu_write_vgpr_then_xdl_read(const Instruction& p, const Instruction& c) {
-  if (!is_valu(p) || !is_mfma(c) || !any_overlap(p.defs, c.uses)) return 0;
+int valu_write_vgpr_then_xdl_read(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::valu || c.cls != HazardFacts::mfma || !overlaps_any(p.defs, c.uses)) return 0;
   return 2;
 }
 
-int valu_write_sgpr_then_vmem_read(const Instruction& p, const Instruction& c) {
-  if (!is_valu(p) || !writes_sgpr(p) || !is_vmem(c) || !reads_written_sgpr(p, c)) return 0;
+int valu_write_sgpr_then_vmem_read(const HazardFacts& p, const HazardFacts& c) {
+  if (p.cls != HazardFacts::valu || c.cls != HazardFacts::vmem || !writes_sgpr(p) || !reads_written_sgpr(p, c))
+    return 0;
   return 5;
 }
 
-int readlane_write_sgpr_then_valu_read(const Instruction& p, const Instruction& c) {
-  if (p.mnemonic.rfind("v_readfirstlane", 0) != 0 && p.mnemonic.rfind("v_readlane", 0) != 0) return 0;
-  if (!(is_valu(c) || is_mfma(c)) || !reads_written_sgpr(p, c)) return 0;
+int readlane_write_sgpr_then_valu_read(const HazardFacts& p, const HazardFacts& c) {
+  if (!p.readlane || (c.cls != HazardFacts::valu && c.cls != HazardFacts::mfma) || !reads_written_sgpr(p, c))
+    return 0;
   return 2;
 }
 
-int salu_write_m0_then_lds_dma(const Instruction& p, const Instruction& c) {
-  if (!is_salu(p) || !writes_special(p, Special::m0) || !is_lds_dma(c)) return 0;
-  return 1;
+int salu_write_m0_then_lds_dma(const HazardFacts& p, const HazardFacts& c) {
+  return p.cls == HazardFacts::salu && p.writes_m0 && c.lds_dma ? 1 : 0;
 }
 
 }  // namespace
+
+HazardFacts HazardFacts::of(const Instruction& i) {
+  HazardFacts f;
+  if (is_mfma(i)) f.cls = mfma;
+  else if (is_valu(i)) f.cls = valu;
+  else if (is_salu(i)) f.cls = salu;
+  else if (is_vmem(i)) f.cls = vmem;
+  else if (is_ds(i)) f.cls = ds;
+  f.lds_dma = is_lds_dma(i);
+  f.readlane = i.mnemonic.rfind("v_readfirstlane", 0) == 0 || i.mnemonic.rfind("v_readlane", 0) == 0;
+  f.passes = mfma_passes(i);
+  for (const Arg& a : i.defs) {
+    if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
+    else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
+  }
+  for (const Arg& a : i.uses) {
+    if (const Reg* r = std::get_if<Reg>(&a)) f.uses.push_back(*r);
+    else if (const Special* s = std::get_if<Special>(&a)) f.special_uses.push_back(*s);
+  }
+  f.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
+  if (f.cls == mfma) {  // uses = {srcA, srcB, srcC}
+    f.src_a = std::get<Reg>(i.uses.at(0));
+    f.src_b = std::get<Reg>(i.uses.at(1));
+    f.src_c = std::get<Reg>(i.uses.at(2));
+  }
+  return f;
+}
 
 const std::vector<HazardRule>& gfx950_hazard_rules() {
   static const std::vector<HazardRule> rules = {
@@ -111,13 +130,21 @@ const std::vector<HazardRule>& gfx950_hazard_rules() {
   return rules;
 }
 
-HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer) {
+namespace {
+
+HazardNeed need_between(const HazardFacts& p, const HazardFacts& c) {
   HazardNeed need;
   for (const auto& rule : gfx950_hazard_rules()) {
-    const int w = rule.required(producer, consumer);
+    const int w = rule.required(p, c);
     if (w > need.wait_states) need = {w, rule.name};
   }
   return need;
+}
+
+}  // namespace
+
+HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer) {
+  return need_between(HazardFacts::of(producer), HazardFacts::of(consumer));
 }
 
 namespace {
@@ -125,11 +152,11 @@ namespace {
 constexpr int kMaxLookback = 24;  // longer than any rule's wait
 
 // The instructions issued before the current point, newest last, with the wait
-// states that passed since each one issued. Entries point into the input code,
-// which outlives every history.
+// states that passed since each one issued. Entries point into the facts of the
+// input code, which outlive every history.
 struct History {
   struct Entry {
-    const Instruction* inst;
+    const HazardFacts* facts;
     int age;  // wait states issued after it
   };
   std::vector<Entry> entries;
@@ -138,15 +165,16 @@ struct History {
     for (auto& e : entries) e.age += states;
     std::erase_if(entries, [](const Entry& e) { return e.age > kMaxLookback; });
   }
-  void issue(const Instruction& i) {
-    pass(wait_states(i));
-    entries.push_back({&i, 0});
+  void issue(const HazardFacts& f, int states) {
+    pass(states);
+    // SALU/DS/VMEM results never start a hazard except an SALU write of M0.
+    if (f.cls == HazardFacts::mfma || f.cls == HazardFacts::valu || f.writes_m0) entries.push_back({&f, 0});
   }
   // A join point: whichever predecessor is closer decides.
   void merge(const History& other) { entries.insert(entries.end(), other.entries.begin(), other.entries.end()); }
-  int missing_states(const Instruction& consumer) const {
+  int missing_states(const HazardFacts& consumer) const {
     int missing = 0;
-    for (const auto& e : entries) missing = std::max(missing, hazard_between(*e.inst, consumer).wait_states - e.age);
+    for (const auto& e : entries) missing = std::max(missing, need_between(*e.facts, consumer).wait_states - e.age);
     return missing;
   }
 };
@@ -155,22 +183,23 @@ bool is_branch(const Instruction& i) { return i.mnemonic.rfind("s_cbranch", 0) =
 
 // One forward walk; `loop_tails` holds, per branch target, the history at the
 // branch of the previous walk.
-Code one_pass(const Code& in, const std::map<std::string, History>& loop_tails,
+Code one_pass(const Code& in, const std::vector<HazardFacts>& facts, const std::map<std::string, History>& loop_tails,
               std::map<std::string, History>& tails_out) {
   Code out;
   out.lines.reserve(in.lines.size() + in.lines.size() / 4);
   History h;
-  for (const auto& line : in.lines) {
+  for (size_t n = 0; n < in.lines.size(); ++n) {
+    const Line& line = in.lines[n];
     if (line.kind == Line::Kind::label) {
       if (auto it = loop_tails.find(line.text); it != loop_tails.end()) h.merge(it->second);
     } else if (line.kind == Line::Kind::instruction) {
-      for (int missing = h.missing_states(line.inst); missing > 0;) {
-        const int n = std::min(missing, 8);
-        out.s_nop(n - 1);
-        h.pass(n);
-        missing -= n;
+      for (int missing = h.missing_states(facts[n]); missing > 0;) {
+        const int nop = std::min(missing, 8);
+        out.s_nop(nop - 1);
+        h.pass(nop);
+        missing -= nop;
       }
-      h.issue(line.inst);
+      h.issue(facts[n], wait_states(line.inst));
       if (is_branch(line.inst)) tails_out[std::get<Label>(line.inst.uses.at(0)).name] = h;
     }
     out.lines.push_back(line);
@@ -181,17 +210,20 @@ Code one_pass(const Code& in, const std::map<std::string, History>& loop_tails,
 }  // namespace
 
 Code insert_hazard_nops(const Code& code) {
+  std::vector<HazardFacts> facts(code.lines.size());
+  for (size_t n = 0; n < code.lines.size(); ++n)
+    if (code.lines[n].kind == Line::Kind::instruction) facts[n] = HazardFacts::of(code.lines[n].inst);
   // Each walk sees the previous walk's loop tails at the loop heads; nops only
   // grow, so a few walks reach the fixed point.
   std::map<std::string, History> tails;
   Code out;
   for (int walk = 0; walk < 8; ++walk) {
     std::map<std::string, History> new_tails;
-    Code next = one_pass(code, tails, new_tails);
+    Code next = one_pass(code, facts, tails, new_tails);
     const bool stable = walk > 0 && next.lines.size() == out.lines.size();
     out = std::move(next);
     tails = std::move(new_tails);
-    if (stable) return out;
+    if (stable || tails.empty()) return out;
   }
   return out;
 }

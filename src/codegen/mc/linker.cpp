@@ -44,15 +44,22 @@ struct Fd {
   ~Fd() { if (fd >= 0) ::close(fd); }
 };
 
+// $TMPDIR, else memory-backed /dev/shm (lld writes its output through a file),
+// else /tmp.
+std::string temp_dir() {
+  if (const char* dir = std::getenv("TMPDIR"); dir && *dir) return dir;
+  if (::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return "/tmp";
+}
+
 // A temporary output path removed on every path.
 struct TempPath {
   std::string path;
   TempPath() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = fmt::format("{}/cdna4-link-XXXXXX", dir && *dir ? dir : "/tmp");
+    const std::string dir = temp_dir();
+    std::string tmpl = dir + "/cdna4-link-XXXXXX";
     int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) throw Error(fmt::format("linker: cannot create a temporary file in {}: {}",
-                                        dir && *dir ? dir : "/tmp", std::strerror(errno)));
+    if (fd < 0) throw Error(fmt::format("linker: cannot create a temporary file in {}: {}", dir, std::strerror(errno)));
     ::close(fd);
     path = tmpl;
   }
