@@ -1,6 +1,7 @@
 // compile(schedule, shape): plan, verify, lower, assemble, link; with a cache.
 #include <chrono>
 #include <map>
+#include <unordered_map>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 std::mutex cache_mutex;
 std::map<std::string, GemmKernel> cache;
+std::unordered_map<std::string, GemmKernel> json_cache;
 
 std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
   if (!o.kernel_name.empty()) return o.kernel_name;
@@ -117,7 +119,25 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 }
 
 GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape, const CompileOptions& options) {
-  return compile(parse_schedule(schedule_json), shape, options);
+  if (!options.use_cache) return compile(parse_schedule(schedule_json), shape, options);
+  // The same text compiled before needs no parse: the cache is keyed by the text.
+  const auto t0 = Clock::now();
+  const std::string key = fmt::format("{}|{}|{},{},{}|{}|{}{}{}", schedule_json, shape.to_string(), shape.a_ld(),
+                                      shape.b_ld(), shape.c_ld(), options.kernel_name, options.verify,
+                                      options.keep_assembly, options.text_assembly);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (auto it = json_cache.find(key); it != json_cache.end()) {
+      GemmKernel hit = it->second;
+      hit.stats.cached = true;
+      hit.stats.total_ms = ms_since(t0);
+      return hit;
+    }
+  }
+  GemmKernel out = compile(parse_schedule(schedule_json), shape, options);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  json_cache.emplace(key, out);
+  return out;
 }
 
 }  // namespace cdna4

@@ -149,7 +149,20 @@ HazardNeed hazard_between(const Instruction& producer, const Instruction& consum
 
 namespace {
 
-constexpr int kMaxLookback = 24;  // longer than any rule's wait
+// Upper bound of the rules' waits with `f` as producer (0: it starts no hazard).
+// An entry older than this can be forgotten.
+int longest_wait_after(const HazardFacts& f) {
+  if (f.cls == HazardFacts::mfma) return f.passes + 3 + kGfx950XdlExtra;
+  if (f.cls == HazardFacts::valu) return 5;
+  if (f.writes_m0) return 1;
+  return 0;
+}
+
+// Only these read what the rules guard.
+bool can_wait(const HazardFacts& f) {
+  return f.cls == HazardFacts::mfma || f.cls == HazardFacts::valu || f.cls == HazardFacts::vmem ||
+         f.cls == HazardFacts::ds;
+}
 
 // The instructions issued before the current point, newest last, with the wait
 // states that passed since each one issued. Entries point into the facts of the
@@ -157,18 +170,18 @@ constexpr int kMaxLookback = 24;  // longer than any rule's wait
 struct History {
   struct Entry {
     const HazardFacts* facts;
-    int age;  // wait states issued after it
+    int age;       // wait states issued after it
+    int lifetime;  // the longest wait any rule can ask after it
   };
   std::vector<Entry> entries;
 
   void pass(int states) {
     for (auto& e : entries) e.age += states;
-    std::erase_if(entries, [](const Entry& e) { return e.age > kMaxLookback; });
+    std::erase_if(entries, [](const Entry& e) { return e.age >= e.lifetime; });
   }
   void issue(const HazardFacts& f, int states) {
     pass(states);
-    // SALU/DS/VMEM results never start a hazard except an SALU write of M0.
-    if (f.cls == HazardFacts::mfma || f.cls == HazardFacts::valu || f.writes_m0) entries.push_back({&f, 0});
+    if (const int lifetime = longest_wait_after(f)) entries.push_back({&f, 0, lifetime});
   }
   // A join point: whichever predecessor is closer decides.
   void merge(const History& other) { entries.insert(entries.end(), other.entries.begin(), other.entries.end()); }
@@ -193,7 +206,7 @@ Code one_pass(const Code& in, const std::vector<HazardFacts>& facts, const std::
     if (line.kind == Line::Kind::label) {
       if (auto it = loop_tails.find(line.text); it != loop_tails.end()) h.merge(it->second);
     } else if (line.kind == Line::Kind::instruction) {
-      for (int missing = h.missing_states(facts[n]); missing > 0;) {
+      for (int missing = can_wait(facts[n]) ? h.missing_states(facts[n]) : 0; missing > 0;) {
         const int nop = std::min(missing, 8);
         out.s_nop(nop - 1);
         h.pass(nop);

@@ -29,14 +29,12 @@ struct Event {
   int done_index = kNever, done_epoch = kNever;  // first wait that retires it
 };
 
-using Key = std::tuple<int, int, int>;  // (operand, part or unit, tile/slot)
-
 struct Wave {
   int id = 0;
   const std::vector<OpInstance>* stream = nullptr;
-  std::vector<Event> events;                       // parallel to *stream
-  std::map<Key, int> write_of_tile;                // (operand, part, k) -> stream index
-  std::map<Key, std::vector<int>> writes_to_slot;  // (operand, part, slot) -> stream indices
+  std::vector<Event> events;                    // parallel to *stream
+  std::vector<int> write_of_tile;               // [operand][part][k] -> stream index, or -1
+  std::vector<std::vector<int>> writes_to_slot;  // [operand][part][slot] -> stream indices
 };
 
 class Simulation {
@@ -46,12 +44,20 @@ class Simulation {
 
   void run() {
     for (int g = 0; g < s_.pingpong_groups; ++g) streams_[g] = expand(s_, k_tiles_, g);
+    parts_ = std::max(g2s_parts(s_, Operand::a), g2s_parts(s_, Operand::b));
     waves_.resize(s_.waves);
     for (int w = 0; w < s_.waves; ++w) run_wave(w);
     for (int v = 0; v < s_.waves; ++v) check_reads(v);
   }
 
  private:
+  // Dense indices of the per-wave tables.
+  int tile_index(int operand, int part, int k) const { return (operand * parts_ + part) * k_tiles_ + k; }
+  int slot_index(int operand, int part, int slot) const { return (operand * parts_ + part) * s_.lds_buffers + slot; }
+  int unit_index(int operand, int kpack, int half, int k) const {
+    return ((operand * kpacks(s_) + kpack) * 2 + half) * k_tiles_ + k;
+  }
+
   const ScheduleOp& op_at(const Wave& w, int index) const { return s_.ops[(*w.stream)[index].op]; }
 
   std::string where(const Wave& w, int index) const {
@@ -86,7 +92,9 @@ class Simulation {
     w.events.resize(w.stream->size());
     std::deque<int> vm;                  // G2S in flight, issue order
     std::deque<std::pair<int, bool>> lgkm;  // ds_reads in flight: (S2R index, is its last)
-    std::map<std::tuple<int, int, int, int>, int> latest_s2r;  // (operand, kpack, half, k)
+    std::vector<int> latest_s2r(size_t(2 * kpacks(s_) * 2 * k_tiles_), -1);  // [operand][kpack][half][k]
+    w.write_of_tile.assign(size_t(2 * parts_ * k_tiles_), -1);
+    w.writes_to_slot.assign(size_t(2 * parts_ * s_.lds_buffers), {});
     int epoch = 0;
     for (int t = 0; t < static_cast<int>(w.stream->size()); ++t) {
       const OpInstance& inst = (*w.stream)[t];
@@ -111,34 +119,38 @@ class Simulation {
         case OpKind::barrier: ++epoch; break;
         case OpKind::g2s: {
           vm.push_back(t);
-          if (!w.write_of_tile.emplace(Key{operand, op.part, inst.k}, t).second)
+          if (op.part < 0 || op.part >= g2s_parts(s_, op.operand)) break;  // a static g2s-coverage finding
+          int& written = w.write_of_tile[tile_index(operand, op.part, inst.k)];
+          if (written >= 0)
             add("g2s-coverage", inst.op, fmt::format("{}: part {}[{}] of tile k={} is loaded twice", where(w, t), to_string(op.operand), op.part, inst.k));
-          w.writes_to_slot[Key{operand, op.part, inst.k % s_.lds_buffers}].push_back(t);
+          else
+            written = t;
+          w.writes_to_slot[slot_index(operand, op.part, inst.k % s_.lds_buffers)].push_back(t);
           break;
         }
         case OpKind::s2r: {
           const int n = ds_reads(s_, op);
           for (int j = 0; j < n; ++j) lgkm.emplace_back(t, j == n - 1);
-          for_units(op, op.operand, [&](int c, int h) { latest_s2r[{operand, c, h, inst.k}] = t; });
+          for_units(op, op.operand, [&](int c, int h) { latest_s2r[unit_index(operand, c, h, inst.k)] = t; });
           break;
         }
         case OpKind::mfma:
           for (Operand o : {Operand::a, Operand::b})
             for_units(op, o, [&](int c, int h) {
-              auto it = latest_s2r.find({static_cast<int>(o), c, h, inst.k});
-              if (it == latest_s2r.end()) {
+              const int loaded_by = latest_s2r[unit_index(static_cast<int>(o), c, h, inst.k)];
+              if (loaded_by < 0) {
                 add("mfma-operands", inst.op, fmt::format(
                     "{}, wave {}: needs {} of tile k={} in registers, but no S2R issued before it in this wave loaded it "
                     "(S2R missing, or ordered after the MFMA)", where(w, t), id, unit_name(o, c, h), inst.k));
                 return;
               }
-              if (w.events[it->second].done_index != kNever) return;
+              if (w.events[loaded_by].done_index != kNever) return;
               int newer = 0;  // ds_reads issued after that S2R's last one
-              for (auto q = lgkm.rbegin(); q != lgkm.rend() && q->first != it->second; ++q) ++newer;
+              for (auto q = lgkm.rbegin(); q != lgkm.rend() && q->first != loaded_by; ++q) ++newer;
               add("mfma-lgkmcnt", inst.op, fmt::format(
                   "{}, wave {}: consumes the registers of {} (tile k={}) whose ds_reads are still in flight; "
                   "s_waitcnt lgkmcnt({}) or lower is needed before this MFMA", where(w, t), id,
-                  describe(s_, (*w.stream)[it->second].op), inst.k, newer));
+                  describe(s_, (*w.stream)[loaded_by].op), inst.k, newer));
             });
           break;
         case OpKind::setprio:
@@ -178,13 +190,13 @@ class Simulation {
     const OpInstance& inst = (*reader.stream)[t];
     const ScheduleOp& op = s_.ops[inst.op];
     const Event& read = reader.events[t];
-    auto it = writer.write_of_tile.find(Key{static_cast<int>(op.operand), p, inst.k});
-    if (it == writer.write_of_tile.end()) {
+    const int written = writer.write_of_tile[tile_index(static_cast<int>(op.operand), p, inst.k)];
+    if (written < 0) {
       add("raw-race", inst.op, fmt::format("{}, wave {}: reads {} of tile k={}, but wave {} never loads that part of that tile",
                                            where(reader, t), reader.id, part_name(op, p, slot), inst.k, writer.id));
       return;
     }
-    const Event& write = writer.events[it->second];
+    const Event& write = writer.events[written];
     if (ordered(writer.id, write.done_index, write.done_epoch, reader.id, read)) return;
     std::string why;
     if (write.done_index == kNever)
@@ -198,16 +210,16 @@ class Simulation {
     add("raw-race", inst.op, fmt::format(
         "{}, wave {}: reads {} of tile k={} written by wave {}'s {}, but {}; the ds_read may see stale data "
         "(read-after-write race)", where(reader, t), reader.id, part_name(op, p, slot), inst.k, writer.id,
-        where(writer, it->second), why));
+        where(writer, written), why));
   }
 
   void check_war(const Wave& reader, int t, const Event& read, const Wave& writer, int p, int slot) {
     const OpInstance& inst = (*reader.stream)[t];
     const ScheduleOp& op = s_.ops[inst.op];
-    auto loaded = writer.write_of_tile.find(Key{static_cast<int>(op.operand), p, inst.k});
-    if (loaded == writer.write_of_tile.end()) return;  // reported as a RAW problem
-    const auto& slot_writes = writer.writes_to_slot.at(Key{static_cast<int>(op.operand), p, slot});
-    auto next = std::upper_bound(slot_writes.begin(), slot_writes.end(), loaded->second);
+    const int loaded = writer.write_of_tile[tile_index(static_cast<int>(op.operand), p, inst.k)];
+    if (loaded < 0) return;  // reported as a RAW problem
+    const auto& slot_writes = writer.writes_to_slot[slot_index(static_cast<int>(op.operand), p, slot)];
+    auto next = std::upper_bound(slot_writes.begin(), slot_writes.end(), loaded);
     if (next == slot_writes.end()) return;
     const Event& overwrite = writer.events[*next];
     if (ordered(reader.id, read.done_index, read.done_epoch, writer.id, overwrite)) return;
@@ -235,6 +247,7 @@ class Simulation {
   size_t max_findings_;
   std::set<std::pair<std::string, int>> reported_;
   std::vector<OpInstance> streams_[2];
+  int parts_ = 0;  // the larger operand's G2S part count
   std::vector<Wave> waves_;
 };
 
