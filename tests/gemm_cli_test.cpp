@@ -1,0 +1,79 @@
+// cdna4-gemm and cdna4-asmgen's schedule mode, as a user runs them.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "cdna4/code_object.hpp"
+#include "cdna4/reference.hpp"
+#include "gemm_support.hpp"
+#include "support/process.hpp"
+
+using namespace cdna4;
+
+namespace {
+
+std::string tool(const char* name) { return std::string(CDNA4_BINARY_DIR) + "/" + name; }
+std::string schedule(const char* name) { return test::source_path(std::string("schedules/") + name); }
+
+std::vector<uint8_t> as_bytes(const std::vector<uint16_t>& v) {
+  std::vector<uint8_t> out(v.size() * 2);
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cdna4-gemm runs user data and checks it bit for bit", "[cli][gemm]") {
+  test::TempDir dir;
+  const int64_t m = 70, n = 90, k = 40;
+  const auto a = test::random_matrix(size_t(m * k), 3), b = test::random_matrix(size_t(k * n), 4);
+  test::write_binary(dir.file("a.bin"), as_bytes(a));
+  test::write_binary(dir.file("b.bin"), as_bytes(b));
+  auto r = test::run_command({tool("cdna4-gemm"), schedule("interleave4_256x256x64_w8.json"), "--shape", "70x90x40",
+                              "--a", dir.file("a.bin"), "--b", dir.file("b.bin"), "--out-type", "bf16", "--c-out",
+                              dir.file("c.bin"), "--check"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("bit-exact: yes (0 of 6300 elements differ)") != std::string::npos);
+  // The file holds what the reference says, as raw bf16.
+  CHECK((test::read_binary(dir.file("c.bin")) == to_output_bits(reference_gemm(a, b, m, n, k), true)));
+}
+
+TEST_CASE("cdna4-gemm says what is wrong with its input", "[cli][gemm]") {
+  test::TempDir dir;
+  test::write_binary(dir.file("short.bin"), std::vector<uint8_t>(10));
+  auto short_a = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "4x4x8",
+                                    "--a", dir.file("short.bin"), "--b", dir.file("short.bin")});
+  CHECK(short_a.status == 1);
+  CHECK(short_a.output.find("has 10 bytes; A needs 32 bf16 elements = 64 bytes") != std::string::npos);
+  auto no_shape = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json")});
+  CHECK(no_shape.status == 1);
+  CHECK(no_shape.output.find("--shape MxNxK is required") != std::string::npos);
+  auto rejected = test::run_command({tool("cdna4-gemm"), test::source_path("schedules/fixtures/seed001_interleave4_buggy.json"),
+                                     "--shape", "256x256x256"});
+  CHECK(rejected.status == 1);
+  CHECK(rejected.output.find("war-race") != std::string::npos);
+}
+
+TEST_CASE("cdna4-asmgen compiles a schedule to every output kind", "[cli][codegen]") {
+  test::TempDir dir;
+  const std::string s = schedule("prefetch2_256x256x64_w8.json");
+  for (const char* out : {"k.s", "k.o", "k.hsaco", "k.yaml"}) {
+    auto r = test::run_command({tool("cdna4-asmgen"), s, "--shape", "512x512x512", "-o", dir.file(out)});
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("registers:") != std::string::npos);
+    CHECK(r.output.find("MFMA") != std::string::npos);
+  }
+  CHECK(test::read_text_file(dir.file("k.s")).find("v_mfma_f32_16x16x32_bf16") != std::string::npos);
+  CHECK(test::read_text_file(dir.file("k.yaml")).find(".name:           cdna4_gemm_prefetch2_256x256x64_w8") !=
+        std::string::npos);
+  const auto co = CodeObject::read(test::read_binary(dir.file("k.hsaco")));
+  CHECK(co.kernels().at(0).group_segment_fixed_size == 131072);
+  auto no_shape = test::run_command({tool("cdna4-asmgen"), s, "-o", dir.file("x.s")});
+  CHECK(no_shape.status == 1);
+  CHECK(no_shape.output.find("needs --shape") != std::string::npos);
+  auto verify = test::run_command({tool("cdna4-asmgen"), "--verify", test::source_path("schedules/fixtures/seed001_interleave4_buggy.json")});
+  CHECK(verify.status == 1);
+  CHECK(verify.output.find("rejected") != std::string::npos);
+}
