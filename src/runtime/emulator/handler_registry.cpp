@@ -39,4 +39,11 @@ std::string base_opcode_name(std::string_view name) {
   return s;
 }
 
+void add_vector_ops(HandlerRegistry& r, std::span<const VectorOpEntry> ops) {
+  for (const auto& e : ops) {
+    const std::string_view name = e.name;
+    r.add(name, {e.fn, name.starts_with("V_CMP") ? OperandForm::Compare : OperandForm::Vector, e.flags, 0});
+  }
+}
+
 }  // namespace cdna4::emu

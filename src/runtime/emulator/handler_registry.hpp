@@ -2,6 +2,7 @@
 // Maps LLVM AMDGPU opcode names (encoding suffixes stripped, e.g. "V_ADD_U32")
 // to the emulator's handlers and to the rule that puts the MCInst operands into
 // canonical Inst fields.
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,6 +54,14 @@ class HandlerRegistry {
  private:
   std::unordered_map<std::string, HandlerEntry> table_;
 };
+
+// A row of a VALU handler table: compares (V_CMP*) take the compare operand form.
+struct VectorOpEntry {
+  const char* name;
+  Handler fn;
+  uint16_t flags;
+};
+void add_vector_ops(HandlerRegistry& r, std::span<const VectorOpEntry> ops);
 
 // The registry with every supported instruction (built once).
 const HandlerRegistry& handler_registry();

@@ -87,11 +87,7 @@ uint32_t cvt_i32(float f) {
   return uint32_t(int32_t(f));
 }
 
-struct Entry {
-  const char* name;
-  Handler fn;
-  uint16_t flags;
-};
+using Entry = VectorOpEntry;
 
 constexpr uint16_t kMods = hflag::kFloatModifiers;
 
@@ -134,12 +130,6 @@ const Entry kVectorFloatOps[] = {
 
 }  // namespace
 
-void register_vector_float(HandlerRegistry& r) {
-  for (const auto& e : kVectorFloatOps) {
-    std::string_view name = e.name;
-    OperandForm form = name.starts_with("V_CMP") ? OperandForm::Compare : OperandForm::Vector;
-    r.add(name, {e.fn, form, e.flags, 0});
-  }
-}
+void register_vector_float(HandlerRegistry& r) { add_vector_ops(r, kVectorFloatOps); }
 
 }  // namespace cdna4::emu

@@ -172,11 +172,7 @@ uint32_t perm(uint32_t s0, uint32_t s1, uint32_t sel) {
 uint32_t u24(uint32_t v) { return v & 0xffffff; }
 int32_t i24(uint32_t v) { return int32_t(v << 8) >> 8; }
 
-struct Entry {
-  const char* name;
-  Handler fn;
-  uint16_t flags;
-};
+using Entry = VectorOpEntry;
 
 #define CMP_INT(OP, EXPR)                                                                              \
   {"V_CMP_" OP "_U32", vcmp<uint32_t, ([](uint32_t a, uint32_t b) { return EXPR; }), false>, 0},        \
@@ -266,12 +262,6 @@ const Entry kVectorIntegerOps[] = {
 
 }  // namespace
 
-void register_vector_integer(HandlerRegistry& r) {
-  for (const auto& e : kVectorIntegerOps) {
-    std::string_view name = e.name;
-    OperandForm form = name.starts_with("V_CMP") ? OperandForm::Compare : OperandForm::Vector;
-    r.add(name, {e.fn, form, e.flags, 0});
-  }
-}
+void register_vector_integer(HandlerRegistry& r) { add_vector_ops(r, kVectorIntegerOps); }
 
 }  // namespace cdna4::emu
