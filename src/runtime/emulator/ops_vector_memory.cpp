@@ -36,6 +36,22 @@ void fail_region(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, int 
                                 address));
 }
 
+// A queued vector load: into LDS (LDS-DMA) or into the destination VGPRs of the active lanes.
+PendingOp& begin_load(Wave& w, const Inst& in, uint32_t bytes, uint64_t exec) {
+  PendingOp& op = begin_op(w, AsyncClass::Vector);
+  if (in.aux & kToLds) {
+    op.target = PendingOp::Target::Lds;
+    return op;
+  }
+  const uint32_t dwords = (bytes + 3) / 4;
+  op.target = PendingOp::Target::Vgpr;
+  op.reg = in.dst[0].index;
+  op.dwords = static_cast<uint8_t>(dwords);
+  op.lanes = exec;
+  op.values.assign(size_t(dwords) * kLanes, 0);
+  return op;
+}
+
 // Per-lane effective address and range verdict of a MUBUF instruction.
 struct BufferLane {
   uint64_t address;
@@ -86,18 +102,8 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
     return;
   }
 
-  PendingOp& op = begin_op(w, AsyncClass::Vector);
+  PendingOp& op = begin_load(w, in, bytes, exec);
   bool to_lds = in.aux & kToLds;
-  uint32_t dwords = (bytes + 3) / 4;
-  if (to_lds) {
-    op.target = PendingOp::Target::Lds;
-  } else {
-    op.target = PendingOp::Target::Vgpr;
-    op.reg = in.dst[0].index;
-    op.dwords = static_cast<uint8_t>(dwords);
-    op.lanes = exec;
-    op.values.assign(size_t(dwords) * kLanes, 0);
-  }
   // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
@@ -160,20 +166,11 @@ void global_op(Wave& w, const Inst& in) {
     submit(w, in, op);
     return;
   }
-  PendingOp& op = begin_op(w, AsyncClass::Vector);
+  PendingOp& op = begin_load(w, in, bytes, exec);
   bool to_lds = in.aux & kToLds;
   uint32_t dwords = (bytes + 3) / 4;
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
-  if (to_lds) {
-    op.target = PendingOp::Target::Lds;
-  } else {
-    op.target = PendingOp::Target::Vgpr;
-    op.reg = in.dst[0].index;
-    op.dwords = static_cast<uint8_t>(dwords);
-    op.lanes = exec;
-    op.values.assign(size_t(dwords) * kLanes, 0);
-  }
   bool track = true;
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
