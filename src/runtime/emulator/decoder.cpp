@@ -19,6 +19,7 @@
 
 #include "cdna4/error.hpp"
 #include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/hazard_check.hpp"
 #include "runtime/emulator/program.hpp"
 
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
@@ -421,6 +422,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
       in.target = static_cast<uint32_t>(target);
     }
   }
+  program->hazard = hazard_traits(*program);
   return program;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cdna4/code_object.hpp"
 #include "runtime/emulator/async_queue.hpp"
+#include "runtime/emulator/hazard_check.hpp"
 #include "runtime/emulator/emulator.hpp"
 #include "runtime/emulator/global_memory.hpp"
 #include "runtime/emulator/lds_race_tracker.hpp"
@@ -35,6 +36,7 @@ struct Wave {
   uint32_t sgpr[sreg::kFileSize] = {};
   std::vector<uint32_t> vgpr_storage;  // [register][lane]
   AsyncState async;
+  HazardHistory hazards;
 
   uint32_t* v(uint32_t reg) { return vgpr_storage.data() + reg * kLanes; }
   const uint32_t* v(uint32_t reg) const { return vgpr_storage.data() + reg * kLanes; }

@@ -163,6 +163,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0u);
     w.vgpr_storage.resize(size_t(kRegisterFile) * kLanes);
     w.async.reset();
+    w.hazards.reset();
     init_scalar_state(w, s, id);
     init_vector_state(w, s, vgprs);
     wg.async_states.push_back(&w.async);
@@ -181,11 +182,15 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
         retire_completed(*w);
         check_register_races(*w, in);
       }
+      check_hazards(*w, in);
       w->next_pc = w->pc + 1;
       in.exec(*w, in);
       w->pc = w->next_pc;
       ++wg.now;
-      if (w->status != WaveStatus::Waiting) ++wg.instructions;
+      if (w->status != WaveStatus::Waiting) {
+        ++wg.instructions;
+        note_issued(*w, in);
+      }
     }
   }
 }

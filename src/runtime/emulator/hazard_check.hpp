@@ -1,0 +1,38 @@
+#pragma once
+// Wait-state hazards: the hardware does not interlock some dependencies (an MFMA
+// result read too early, M0 written just before an LDS-DMA load, ...); code must
+// put s_nops between them. The emulator executes such code "correctly", so it
+// reports every missing wait state instead of passing by luck. The rules are
+// gfx950's, as LLVM's GCNHazardRecognizer applies them (docs/emulator.md).
+#include <cstdint>
+#include <vector>
+
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::emu {
+
+// The traits of every instruction of a decoded program (Program::hazard).
+std::vector<HazardTraits> hazard_traits(const Program& program);
+
+// Per wave: the instructions that may still start a hazard.
+struct HazardHistory {
+  struct Producer {
+    uint32_t inst;
+    uint64_t issued;  // wait states issued up to and including the producer
+    int lifetime;     // the longest wait a rule can ask after it
+  };
+  uint64_t states = 0;
+  std::vector<Producer> producers;
+  void reset() {
+    states = 0;
+    producers.clear();
+  }
+};
+
+struct Wave;
+// Before `in` issues: reports every rule whose wait states have not passed.
+void check_hazards(Wave& wave, const Inst& in);
+// After `in` issued: counts its wait states and remembers it as a producer.
+void note_issued(Wave& wave, const Inst& in);
+
+}  // namespace cdna4::emu
