@@ -207,7 +207,7 @@ Code one_pass(const Code& in, const std::vector<HazardFacts>& facts, const std::
       if (auto it = loop_tails.find(line.text); it != loop_tails.end()) h.merge(it->second);
     } else if (line.kind == Line::Kind::instruction) {
       for (int missing = can_wait(facts[n]) ? h.missing_states(facts[n]) : 0; missing > 0;) {
-        const int nop = std::min(missing, 8);
+        const int nop = std::min(missing, 16);  // s_nop 15 is the longest
         out.s_nop(nop - 1);
         h.pass(nop);
         missing -= nop;
