@@ -74,6 +74,12 @@ TEST_CASE("compile caches by schedule and shape", "[gemm]") {
   CHECK(first.grid.x == 1);
   CHECK(first.grid.y == 2);
   CHECK(first.block.x == 512);
+  // 252 registers per lane -> 256 allocated -> 2 waves; 128 KiB LDS -> 1 workgroup of 8 waves per CU -> 2.
+  CHECK(first.stats.vgprs == 252);
+  CHECK(first.stats.waves_per_simd == 2);
+  const GemmKernel small = compile(schedule_test::load("triton_ns3_128x128x64_w4.json"), shape(256, 256, 256));
+  CHECK(small.stats.waves_per_simd == 1);  // 96 KiB LDS: one 4-wave workgroup per CU
+  CHECK(std::string(small.stats.occupancy_limit) == "LDS");
   CompileOptions fresh;
   fresh.use_cache = false;
   const GemmKernel cold = compile(s, shape(512, 256, 128), fresh);

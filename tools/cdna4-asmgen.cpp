@@ -129,8 +129,10 @@ void print_summary(const cdna4::GemmKernel& k) {
   const auto& st = k.stats;
   fmt::print("kernel {} for {}: grid {}x{} workgroups of {} work-items\n", k.kernel.name(), k.shape.to_string(),
              k.grid.x, k.grid.y, k.block.x);
-  fmt::print("registers: {} VGPR (incl. {} AGPR), {} SGPR; LDS {} bytes\n", st.vgprs, st.agprs, st.sgprs,
-             st.lds_bytes);
+  fmt::print("registers: {} VGPR (incl. {} AGPR), {} SGPR; LDS {} bytes; occupancy (modeled) {} wave{} per SIMD, "
+             "limited by {}\n",
+             st.vgprs, st.agprs, st.sgprs, st.lds_bytes, st.waves_per_simd, st.waves_per_simd == 1 ? "" : "s",
+             st.occupancy_limit);
   fmt::print("instructions: {} in the kernel, {} MFMA", st.instructions, st.mfma);
   if (st.loop_instructions)
     fmt::print("; steady-state loop body {} instructions for {} iteration(s)", st.loop_instructions,

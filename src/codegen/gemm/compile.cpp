@@ -44,6 +44,17 @@ int count_mfma(const codegen::isa::Code& code) {
   return n;
 }
 
+// gfx950: 512 unified registers per lane per SIMD in granules of 8, 160 KiB of
+// LDS per CU shared by its 4 SIMDs, at most 8 waves per SIMD.
+void model_occupancy(CompileStats& st, int waves_per_workgroup) {
+  const int granule = 8, registers = 512, lds = 160 * 1024, simds = 4, max_waves = 8;
+  const int by_registers = std::min(max_waves, registers / ((st.vgprs + granule - 1) / granule * granule));
+  const int workgroups = st.lds_bytes ? lds / st.lds_bytes : max_waves * simds;
+  const int by_lds = std::min(max_waves, workgroups * waves_per_workgroup / simds);
+  st.waves_per_simd = std::min(by_registers, by_lds);
+  st.occupancy_limit = by_registers <= by_lds ? "registers" : "LDS";
+}
+
 }  // namespace
 
 std::string GemmShape::to_string() const {
@@ -110,6 +121,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   st.agprs = int(lowered.spec.agprs);
   st.sgprs = int(lowered.spec.sgprs);
   st.lds_bytes = int(lowered.spec.lds_bytes);
+  model_occupancy(st, planned.waves);
   st.total_ms = ms_since(t0);
   if (options.use_cache) {
     std::lock_guard<std::mutex> lock(cache_mutex);
