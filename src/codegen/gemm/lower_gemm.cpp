@@ -67,7 +67,7 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
   }
 
   LoweredGemm out;
-  out.code = isa::insert_hazard_nops(ctx.code);
+  out.code = isa::insert_hazard_nops(std::move(ctx.code));
   out.loop_instructions = ctx.loop_instructions;
   out.loop_iterations = ctx.loop_iterations;
   out.spec.name = kernel_name;

@@ -194,49 +194,50 @@ struct History {
 
 bool is_branch(const Instruction& i) { return i.mnemonic.rfind("s_cbranch", 0) == 0 || i.mnemonic == "s_branch"; }
 
-// One forward walk; `loop_tails` holds, per branch target, the history at the
-// branch of the previous walk.
-Code one_pass(const Code& in, const std::vector<HazardFacts>& facts, const std::map<std::string, History>& loop_tails,
-              std::map<std::string, History>& tails_out) {
-  Code out;
-  out.lines.reserve(in.lines.size() + in.lines.size() / 4);
+// One forward walk: the wait states each line needs before it. `loop_tails`
+// holds, per branch target, the history at the branch of the previous walk.
+std::vector<int> one_walk(const Code& code, const std::vector<HazardFacts>& facts,
+                          const std::map<std::string, History>& loop_tails,
+                          std::map<std::string, History>& tails_out) {
+  std::vector<int> nops(code.lines.size(), 0);
   History h;
-  for (size_t n = 0; n < in.lines.size(); ++n) {
-    const Line& line = in.lines[n];
+  for (size_t n = 0; n < code.lines.size(); ++n) {
+    const Line& line = code.lines[n];
     if (line.kind == Line::Kind::label) {
       if (auto it = loop_tails.find(line.text); it != loop_tails.end()) h.merge(it->second);
     } else if (line.kind == Line::Kind::instruction) {
-      for (int missing = can_wait(facts[n]) ? h.missing_states(facts[n]) : 0; missing > 0;) {
-        const int nop = std::min(missing, 16);  // s_nop 15 is the longest
-        out.s_nop(nop - 1);
-        h.pass(nop);
-        missing -= nop;
-      }
+      nops[n] = can_wait(facts[n]) ? std::max(0, h.missing_states(facts[n])) : 0;
+      h.pass(nops[n]);
       h.issue(facts[n], wait_states(line.inst));
       if (is_branch(line.inst)) tails_out[std::get<Label>(line.inst.uses.at(0)).name] = h;
     }
-    out.lines.push_back(line);
   }
-  return out;
+  return nops;
 }
 
 }  // namespace
 
-Code insert_hazard_nops(const Code& code) {
+Code insert_hazard_nops(Code code) {
   std::vector<HazardFacts> facts(code.lines.size());
   for (size_t n = 0; n < code.lines.size(); ++n)
     if (code.lines[n].kind == Line::Kind::instruction) facts[n] = HazardFacts::of(code.lines[n].inst);
-  // Each walk sees the previous walk's loop tails at the loop heads; nops only
+  // Each walk sees the previous walk's loop tails at the loop heads; waits only
   // grow, so a few walks reach the fixed point.
   std::map<std::string, History> tails;
-  Code out;
+  std::vector<int> nops;
   for (int walk = 0; walk < 8; ++walk) {
     std::map<std::string, History> new_tails;
-    Code next = one_pass(code, facts, tails, new_tails);
-    const bool stable = walk > 0 && next.lines.size() == out.lines.size();
-    out = std::move(next);
+    std::vector<int> next = one_walk(code, facts, tails, new_tails);
+    const bool stable = next == nops;
+    nops = std::move(next);
     tails = std::move(new_tails);
-    if (stable || tails.empty()) return out;
+    if (stable || tails.empty()) break;
+  }
+  Code out;
+  out.lines.reserve(code.lines.size() + code.lines.size() / 8);
+  for (size_t n = 0; n < code.lines.size(); ++n) {
+    for (int missing = nops[n]; missing > 0; missing -= 16) out.s_nop(std::min(missing, 16) - 1);  // s_nop 15 is the longest
+    out.lines.push_back(std::move(code.lines[n]));
   }
   return out;
 }

@@ -39,6 +39,6 @@ HazardNeed hazard_between(const Instruction& producer, const Instruction& consum
 
 // Returns `code` with the minimum s_nops inserted. Backward branches (a label
 // targeted by a later s_cbranch) are followed: the loop head sees the loop tail.
-Code insert_hazard_nops(const Code& code);
+Code insert_hazard_nops(Code code);
 
 }  // namespace cdna4::codegen::isa
