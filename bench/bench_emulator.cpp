@@ -14,6 +14,7 @@
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/kernel_descriptor.hpp"
 #include "runtime/emulator/emulator.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
 
@@ -46,43 +47,14 @@ loop:
   s_cbranch_scc1 loop
   s_endpgm
 )";
-  int agprs = acc_regs * tiles;
-  return fmt::format(R"(.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
-.amdhsa_code_object_version 5
-.text
-.globl k
-.p2align 8
-.type k,@function
-k:
-{}
-.rodata
-.p2align 6
-.amdhsa_kernel k
-  .amdhsa_user_sgpr_kernarg_segment_ptr 1
-  .amdhsa_next_free_vgpr {}
-  .amdhsa_next_free_sgpr 16
-  .amdhsa_accum_offset 16
-  .amdhsa_kernarg_size 8
-.end_amdhsa_kernel
-.amdgpu_metadata
----
-amdhsa.version: [ 1, 2 ]
-amdhsa.kernels:
-  - .name: k
-    .symbol: k.kd
-    .kernarg_segment_size: 8
-    .kernarg_segment_align: 8
-    .group_segment_fixed_size: 0
-    .private_segment_fixed_size: 0
-    .wavefront_size: 64
-    .sgpr_count: 16
-    .vgpr_count: {}
-    .agpr_count: {}
-    .max_flat_workgroup_size: 256
-...
-.end_amdgpu_metadata
-)",
-                     body, 16 + agprs, 16 + agprs, agprs);
+  cdna4::codegen::KernelSpec spec;
+  spec.name = "k";
+  spec.vgprs = 16;
+  spec.agprs = acc_regs * tiles;
+  spec.sgprs = 16;
+  spec.workgroup_size = 256;
+  spec.args = {{"iterations", cdna4::codegen::KernelArgSpec::Kind::by_value, 4}};
+  return cdna4::codegen::kernel_prologue_directives(spec) + body + cdna4::codegen::kernel_epilogue_directives(spec);
 }
 
 struct Sample {
