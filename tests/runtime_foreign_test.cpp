@@ -33,6 +33,15 @@ std::vector<float> random_floats(size_t n, uint64_t seed) {
   return v;
 }
 
+// C = A * B in fp32, the loop order the HIP kernels use (k innermost, adds in k order).
+std::vector<float> naive_gemm(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<float> c(size_t(m) * n, 0.0f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int p = 0; p < k; ++p) c[i * n + j] += a[i * k + p] * b[p * n + j];
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("foreign: clang-22 HIP vector add runs on the emulator", "[runtime]") {
@@ -59,10 +68,7 @@ TEST_CASE("foreign: clang-22 HIP naive GEMM loop runs on the emulator", "[runtim
   Device dev = Device::emulator();
   const int m = 37, n = 45, k = 19;  // ragged against the 16x16 block
   auto a = random_floats(m * k, 3), b = random_floats(k * n, 4);
-  std::vector<float> want(m * n, 0.0f);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int p = 0; p < k; ++p) want[i * n + j] += a[i * k + p] * b[p * n + j];
+  const std::vector<float> want = naive_gemm(a, b, m, n, k);
   Buffer da = dev.alloc(a.size() * 4), db = dev.alloc(b.size() * 4), dc = dev.alloc(want.size() * 4);
   da.upload(a);
   db.upload(b);
@@ -77,10 +83,7 @@ TEST_CASE("foreign: clang-22 HIP tiled GEMM with dynamic LDS and barriers runs o
   Device dev = Device::emulator();
   const int m = 37, n = 45, k = 19;
   auto a = random_floats(m * k, 5), b = random_floats(k * n, 6);
-  std::vector<float> want(m * n, 0.0f);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int p = 0; p < k; ++p) want[i * n + j] += a[i * k + p] * b[p * n + j];
+  const std::vector<float> want = naive_gemm(a, b, m, n, k);
   Buffer da = dev.alloc(a.size() * 4), db = dev.alloc(b.size() * 4), dc = dev.alloc(want.size() * 4);
   da.upload(a);
   db.upload(b);
