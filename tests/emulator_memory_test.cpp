@@ -164,3 +164,32 @@ TEST_CASE("DS writes and reads (b32, b64, b128, read2/write2) round-trip through
     CHECK(out[8 * 64 + l] == 3 * n + 2);  // offset1 192 dwords -> 768 bytes
   }
 }
+
+// Regression: with instant completion a store re-applied the register write-back
+// of the load before it, so v3 (set to 7 after the load) was stored as the
+// loaded value by the second store.
+TEST_CASE("a store does not repeat the previous load's register write-back", "[emulator]") {
+  auto k = TestKernel::build(R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0
+  global_load_dword v3, v1, s[4:5]
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v3, 7
+  global_store_dword v1, v3, s[6:7]
+  global_store_dword v1, v3, s[6:7] offset:256
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)");
+  auto in = iota_buffer(64, 100);
+  std::vector<uint32_t> out(128, 0);
+  Args args;
+  args.add(in);
+  args.add(out);
+  for (bool instant_mode : {true, false}) {
+    std::fill(out.begin(), out.end(), 0u);
+    run(k, args.dispatch(), instant_mode ? instant() : randomized(3));
+    INFO("instant completion: " << instant_mode);
+    CHECK(out == std::vector<uint32_t>(128, 7u));
+  }
+}

@@ -23,7 +23,8 @@ struct PendingOp {
   std::vector<uint32_t> lds_address; // Lds: byte address of each value
 };
 
-// FIFO that reuses its slots (and their vectors' capacity).
+// FIFO that reuses its slots (and their vectors' capacity); push() hands back a
+// slot still holding an old operation, which begin_op() resets.
 class OpQueue {
  public:
   size_t size() const { return count_; }
@@ -32,10 +33,7 @@ class OpQueue {
   const PendingOp& operator[](size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
   PendingOp& push() {
     if (count_ == slots_.size()) grow();
-    PendingOp& op = slots_[(head_ + count_++) % slots_.size()];
-    op.values.clear();
-    op.lds_address.clear();
-    return op;
+    return slots_[(head_ + count_++) % slots_.size()];
   }
   void pop_front() {
     head_ = (head_ + 1) % slots_.size();

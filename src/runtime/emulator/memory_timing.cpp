@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/emulator/race_location.hpp"
+
 namespace cdna4::emu {
 namespace {
 
@@ -52,11 +54,24 @@ void guarantee(Wave& wave, AsyncClass cls, uint32_t upto) {
   s.checkpoints[c].emplace_back(upto, wave.barrier_epoch);
 }
 
-PendingOp& scratch_op(Wave& wave) {
+// Instant completion applies an operation at submit and forgets it, so one
+// per-thread slot serves every operation.
+PendingOp& scratch_op() {
   static thread_local PendingOp scratch;
-  scratch.values.clear();
-  scratch.lds_address.clear();
   return scratch;
+}
+
+// Every field a handler may leave unset starts empty, so nothing of the slot's
+// previous operation (a register target, its lanes) is applied again.
+PendingOp& fresh(PendingOp& op, AsyncClass cls) {
+  op.cls = cls;
+  op.target = PendingOp::Target::None;
+  op.reg = 0;
+  op.dwords = 0;
+  op.lanes = 0;
+  op.values.clear();
+  op.lds_address.clear();
+  return op;
 }
 
 }  // namespace
@@ -81,11 +96,7 @@ void AsyncState::reset() {
 }
 
 PendingOp& begin_op(Wave& wave, AsyncClass cls) {
-  if (!wave.wg->track_races) return scratch_op(wave);
-  PendingOp& op = wave.async.queue[int(cls)].push();
-  op.cls = cls;
-  op.target = PendingOp::Target::None;
-  return op;
+  return fresh(wave.wg->track_races ? wave.async.queue[int(cls)].push() : scratch_op(), cls);
 }
 
 void submit(Wave& wave, const Inst& in, PendingOp& op) {
@@ -188,16 +199,14 @@ void check_register_races(Wave& wave, const Inst& in) {
       }
       if (acc.write && cls == in.async) continue;  // same queue: the older load lands first
       uint32_t loader = (acc.vector ? s.vgpr_tag_inst : s.sgpr_tag_inst)[r];
-      const Program& p = *wave.wg->program;
-      static constexpr const char* kCounter[] = {"", "vmcnt", "lgkmcnt", "lgkmcnt"};
-      wave.wg->report_race(
-          wave, in,
-          fmt::format("{} {}{} while {} (at 0x{:x}) loading it has not been waited for with s_waitcnt {}",
-                      acc.write ? "overwrites" : "reads", acc.vector ? "v" : "s",
-                      acc.vector && r >= p.accum_offset && acc.first >= p.accum_offset
-                          ? fmt::format("{} (a{})", r, r - p.accum_offset)
-                          : std::to_string(r),
-                      p.disasm[loader], p.insts[loader].pc, kCounter[int(cls)]));
+      uint32_t count = 1;  // the registers of this access the same load targets
+      while (r + count < uint32_t(acc.first) + acc.count && tags[r + count] == tag) ++count;
+      RaceReport race;
+      race.kind = acc.write ? RaceKind::RegisterOverwrite : RaceKind::RegisterRead;
+      race.other_wave = wave.id;
+      race.location = register_location(*wave.wg->program, acc.vector, r, count);
+      race.missing = cls == AsyncClass::Vector ? MissingWait::Vmcnt : MissingWait::Lgkmcnt;
+      wave.wg->report_race(wave, in, loader, std::move(race));
       return;
     }
   }
