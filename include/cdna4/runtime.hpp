@@ -104,6 +104,33 @@ class Arg {
   Buffer buffer_;  // keeps a passed buffer alive for the launch
 };
 
+// A kernarg segment given as bytes, for kernels whose metadata lists no
+// arguments or takes one opaque block: these are the explicit arguments, and
+// the launch lays out the hidden arguments the metadata describes after them.
+//
+//   KernargBlock k(352);
+//   k.pointer(0, c).pointer(16, a).put<uint32_t>(80, m);
+class KernargBlock {
+ public:
+  explicit KernargBlock(size_t size = 0) : bytes_(size, 0) {}
+  explicit KernargBlock(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
+  size_t size() const { return bytes_.size(); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+  // Each throws cdna4::Error when [offset, offset + n) is not inside the block.
+  KernargBlock& put(size_t offset, const void* data, size_t n);
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  KernargBlock& put(size_t offset, T value) {
+    return put(offset, &value, sizeof(T));
+  }
+  KernargBlock& pointer(size_t offset, const Buffer& buffer);  // keeps the buffer alive
+  KernargBlock& pointer(size_t offset, uint64_t address);
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::vector<Buffer> buffers_;
+};
+
 // What a launch does when the emulator reports races.
 enum class OnRace {
   Throw,   // launch throws RaceError (the default: a race is a wrong program)
@@ -172,6 +199,9 @@ class Device {
   Buffer alloc(size_t bytes);
   // Synchronous: returns when the kernel has finished.
   LaunchStats launch(const Kernel& kernel, Dim3 grid, Dim3 block, const std::vector<Arg>& args,
+                     const LaunchOptions& options = {});
+  // The same with the explicit arguments as raw bytes.
+  LaunchStats launch(const Kernel& kernel, Dim3 grid, Dim3 block, const KernargBlock& kernarg,
                      const LaunchOptions& options = {});
 
  private:

@@ -28,7 +28,7 @@ class Backend {
   virtual std::shared_ptr<Allocation> alloc(size_t bytes) = 0;
   // Runs to completion. Races go into the stats; Device applies OnRace.
   virtual LaunchStats launch(const Kernel& kernel, const rt::DispatchGeometry& geometry,
-                             const std::vector<Arg>& args, const LaunchOptions& options) = 0;
+                             const rt::ExplicitArgs& args, const LaunchOptions& options) = 0;
 };
 
 std::shared_ptr<Backend> make_emulator_backend(const EmulatorConfig& config);

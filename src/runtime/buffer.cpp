@@ -1,4 +1,4 @@
-// Buffer, Arg and race descriptions: the parts of the API that need no backend.
+// Buffer, Arg, KernargBlock and race descriptions: the parts of the API that need no backend.
 #include <fmt/format.h>
 
 #include "cdna4/runtime.hpp"
@@ -50,6 +50,22 @@ std::string describe(const RaceReport& race) {
   return fmt::format("race at pc 0x{:x} ({}) in workgroup ({},{},{}) wave {}: {}", race.pc,
                      race.instruction, race.workgroup[0], race.workgroup[1], race.workgroup[2],
                      race.wave, race.what);
+}
+
+KernargBlock& KernargBlock::put(size_t offset, const void* data, size_t n) {
+  if (offset > bytes_.size() || n > bytes_.size() - offset)
+    throw Error(fmt::format("kernarg block: {} bytes at offset {} do not fit its {} bytes", n, offset,
+                            bytes_.size()));
+  if (n) std::memcpy(bytes_.data() + offset, data, n);
+  return *this;
+}
+
+KernargBlock& KernargBlock::pointer(size_t offset, uint64_t address) { return put(offset, address); }
+
+KernargBlock& KernargBlock::pointer(size_t offset, const Buffer& buffer) {
+  pointer(offset, buffer.address());
+  buffers_.push_back(buffer);
+  return *this;
 }
 
 }  // namespace cdna4

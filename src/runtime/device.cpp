@@ -24,8 +24,10 @@ const std::string& Device::name() const { return backend_->name(); }
 
 Buffer Device::alloc(size_t bytes) { return Buffer(backend_->alloc(bytes)); }
 
-LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const std::vector<Arg>& args,
-                           const LaunchOptions& options) {
+namespace {
+
+LaunchStats launch_on(detail::Backend& backend, const Kernel& kernel, Dim3 grid, Dim3 block,
+                      const rt::ExplicitArgs& args, const LaunchOptions& options) {
   const KernelInfo& info = kernel.info();
   uint64_t lds = uint64_t(std::max(info.group_segment_fixed_size, info.md_group_segment_fixed_size)) +
                  options.dynamic_lds;
@@ -33,7 +35,7 @@ LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const st
     throw Error(fmt::format("kernel {}: {} bytes of LDS (fixed + dynamic) exceed gfx950's {}",
                             info.name, lds, kMaxLdsBytes));
   rt::DispatchGeometry geometry = rt::dispatch_geometry(info, grid, block, options.grid_unit);
-  LaunchStats stats = backend_->launch(kernel, geometry, args, options);
+  LaunchStats stats = backend.launch(kernel, geometry, args, options);
   if (!stats.races.empty() && options.on_race == OnRace::Throw) {
     std::string message = fmt::format("kernel {}: {} race{} detected", info.name, stats.races.size(),
                                       stats.races.size() == 1 ? "" : "s");
@@ -41,6 +43,18 @@ LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const st
     throw RaceError(message, std::move(stats.races));
   }
   return stats;
+}
+
+}  // namespace
+
+LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const std::vector<Arg>& args,
+                           const LaunchOptions& options) {
+  return launch_on(*backend_, kernel, grid, block, args, options);
+}
+
+LaunchStats Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, const KernargBlock& kernarg,
+                           const LaunchOptions& options) {
+  return launch_on(*backend_, kernel, grid, block, kernarg, options);
 }
 
 }  // namespace cdna4

@@ -78,7 +78,7 @@ class EmulatorBackend : public Backend {
   }
 
   LaunchStats launch(const Kernel& kernel, const rt::DispatchGeometry& geometry,
-                     const std::vector<Arg>& args, const LaunchOptions& options) override {
+                     const rt::ExplicitArgs& args, const LaunchOptions& options) override {
     if (geometry.has_partial_workgroups())
       throw Error(fmt::format("kernel {}: the emulator runs whole workgroups only; grid of ({},{},{}) "
                               "work-items is not a multiple of block ({},{},{})",
@@ -90,7 +90,7 @@ class EmulatorBackend : public Backend {
       dispatch.grid[a] = geometry.workgroups[a];
       dispatch.block[a] = geometry.block[a];
     }
-    dispatch.kernarg = rt::build_kernarg(kernel.info(), args, geometry, {options.dynamic_lds, 0});
+    dispatch.kernarg = args.kernarg(kernel.info(), geometry, {options.dynamic_lds, 0});
     dispatch.dynamic_lds = options.dynamic_lds;
     dispatch.regions = registry_->snapshot();
 

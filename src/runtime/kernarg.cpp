@@ -155,4 +155,22 @@ std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<A
   return kernarg;
 }
 
+std::vector<uint8_t> build_kernarg_block(const KernelInfo& kernel, const KernargBlock& block,
+                                         const DispatchGeometry& geometry, const HiddenValues& hidden) {
+  size_t bytes = std::max<size_t>(kernel.kernarg_bytes(), block.size());
+  for (const KernelArg& arg : kernel.args) {
+    check_fits(kernel, arg);
+    if (is_hidden(arg) && arg.offset < block.size())
+      throw Error(fmt::format("kernel {}: hidden argument {} at offset {} overlaps the {}-byte kernarg block; "
+                              "the explicit arguments end at offset {}",
+                              kernel.name, arg.value_kind, arg.offset, block.size(), arg.offset));
+    bytes = std::max<size_t>(bytes, arg.offset + arg.size);
+  }
+  std::vector<uint8_t> kernarg(bytes, 0);
+  std::copy(block.bytes().begin(), block.bytes().end(), kernarg.begin());
+  for (const KernelArg& arg : kernel.args)
+    if (is_hidden(arg)) put(kernarg, arg, hidden_value(arg, geometry, hidden));
+  return kernarg;
+}
+
 }  // namespace cdna4::rt

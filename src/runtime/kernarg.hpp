@@ -39,6 +39,28 @@ struct HiddenValues {
 std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<Arg>& args,
                                    const DispatchGeometry& geometry, const HiddenValues& hidden);
 
+// Lays out a raw block of explicit bytes followed by the hidden args of the
+// metadata. Throws cdna4::Error when a hidden arg would overlap the block.
+std::vector<uint8_t> build_kernarg_block(const KernelInfo& kernel, const KernargBlock& block,
+                                         const DispatchGeometry& geometry, const HiddenValues& hidden);
+
+// A launch's explicit arguments in either form; the backend builds the segment
+// with its own hidden values.
+class ExplicitArgs {
+ public:
+  ExplicitArgs(const std::vector<Arg>& args) : args_(&args) {}
+  ExplicitArgs(const KernargBlock& block) : block_(&block) {}
+  std::vector<uint8_t> kernarg(const KernelInfo& kernel, const DispatchGeometry& geometry,
+                               const HiddenValues& hidden) const {
+    return args_ ? build_kernarg(kernel, *args_, geometry, hidden)
+                 : build_kernarg_block(kernel, *block_, geometry, hidden);
+  }
+
+ private:
+  const std::vector<Arg>* args_ = nullptr;
+  const KernargBlock* block_ = nullptr;
+};
+
 // Metadata args a launch must supply, in order (those whose kind is not hidden_*).
 std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel);
 

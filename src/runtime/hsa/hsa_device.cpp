@@ -156,12 +156,12 @@ class HsaBackend : public Backend {
   }
 
   LaunchStats launch(const Kernel& kernel, const rt::DispatchGeometry& geometry,
-                     const std::vector<Arg>& args, const LaunchOptions& options) override {
+                     const rt::ExplicitArgs& args, const LaunchOptions& options) override {
     std::lock_guard lock(mutex_);
     const auto& api = context_->api();
     LoadedKernel loaded = executables_.kernel(kernel);
-    std::vector<uint8_t> kernarg = rt::build_kernarg(
-        kernel.info(), args, geometry, {options.dynamic_lds, reinterpret_cast<uint64_t>(queue_)});
+    std::vector<uint8_t> kernarg = args.kernarg(
+        kernel.info(), geometry, {options.dynamic_lds, reinterpret_cast<uint64_t>(queue_)});
 
     void* kernarg_memory = context_->allocate(context_->kernarg_pool(), kernarg.size(), true);
     hsa_signal_t signal{0};
