@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cdna4/runtime.hpp"
+#include "report_output.hpp"
 #include "runtime/kernarg.hpp"
 
 namespace {
@@ -41,10 +42,18 @@ Runs one kernel of a code object and writes its output buffers to files.
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
   --list                  print the kernels and their arguments, then exit
+  --check                 list every instruction reachable from the kernel's entry
+                          (all kernels without --kernel) that the emulator cannot
+                          execute, with counts, without running; exit 0 when none, 1 otherwise
+  --json                  print the launch stats and race reports (or the --check
+                          list) as JSON on stdout instead of text
   --help                  this text
 
 ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
 or its position among the explicit arguments: #0, #1, ...
+Each race or hazard report is one line: race kind=K pc=0x.. wg=X,Y,Z wave=W
+other_pc=0x.. other_wave=W at=LOCATION missing=WAIT [rule=R needed=N passed=P]
+inst='...' other_inst='...'.
 Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written).
 )";
 
@@ -62,6 +71,8 @@ struct Options {
   std::optional<uint64_t> seed;
   bool instant = false;
   bool list = false;
+  bool check = false;
+  bool json = false;
 };
 
 uint64_t parse_uint(const std::string& text, const std::string& what) {
@@ -132,12 +143,14 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
     else if (a == "--list") o.list = true;
+    else if (a == "--check") o.check = true;
+    else if (a == "--json") o.json = true;
     else if (a.starts_with("-")) throw UsageError("unknown option " + a);
     else if (o.hsaco.empty()) o.hsaco = a;
     else throw UsageError("more than one code object given: " + o.hsaco + " and " + a);
   }
   if (o.hsaco.empty()) throw UsageError("no code object given");
-  if (o.list) return o;
+  if (o.list || o.check) return o;
   if (!o.block) throw UsageError("--block is required");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
   return o;
@@ -232,8 +245,79 @@ void list_kernels(const std::string& path) {
   }
 }
 
+// --check: decodes each kernel and lists what the emulator cannot execute.
+int check_kernels(const Options& o) {
+  const std::vector<uint8_t> bytes = read_file(o.hsaco);
+  const cdna4::CodeObject code = cdna4::CodeObject::read(bytes);
+  std::vector<std::string> names;
+  if (!o.kernel.empty()) names.push_back(o.kernel);
+  else
+    for (const cdna4::KernelInfo& k : code.kernels()) names.push_back(k.name);
+  nlohmann::json kernels = nlohmann::json::array();
+  bool all_supported = true;
+  for (const std::string& name : names) {
+    auto unsupported = cdna4::emulator_unsupported(cdna4::Kernel::from_hsaco(bytes, name));
+    all_supported = all_supported && unsupported.empty();
+    nlohmann::json list = nlohmann::json::array();
+    uint64_t occurrences = 0;
+    for (const auto& u : unsupported) {
+      list.push_back(cdna4::tools::unsupported_json(u));
+      occurrences += u.count;
+    }
+    kernels.push_back({{"name", name}, {"unsupported", list}});
+    if (o.json) continue;
+    if (unsupported.empty()) fmt::print("{}: the emulator can execute every reachable instruction\n", name);
+    else
+      fmt::print("{}: {} instruction{} the emulator cannot execute ({} distinct)\n", name, occurrences,
+                 occurrences == 1 ? "" : "s", unsupported.size());
+    for (const auto& u : unsupported) fmt::print("{}\n", cdna4::tools::unsupported_line(name, u));
+  }
+  if (o.json) fmt::print("{}\n", nlohmann::json{{"kernels", kernels}}.dump(2));
+  return all_supported ? 0 : 1;
+}
+
+void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::Dim3 grid, bool work_items,
+                cdna4::Dim3 block, const cdna4::LaunchStats& stats) {
+  nlohmann::json races = nlohmann::json::array();
+  for (const cdna4::RaceReport& race : stats.races) races.push_back(cdna4::tools::race_json(race));
+  nlohmann::json out = {
+      {"kernel", kernel.name()},
+      {"device", device},
+      {"grid", {grid.x, grid.y, grid.z}},
+      {"grid_unit", work_items ? "work-items" : "workgroups"},
+      {"block", {block.x, block.y, block.z}},
+      {"seconds", stats.seconds},
+      {"instructions", stats.instructions},
+      {"mfma_macs", stats.mfma_macs},
+      {"races", races},
+  };
+  fmt::print("{}\n", out.dump(2));
+}
+
+cdna4::Device open_device(const Options& o) {
+  cdna4::EmulatorConfig config;
+  config.instant_completion = o.instant;
+  if (o.seed) config.seed = *o.seed;
+  return cdna4::Device::open(o.device, config);
+}
+
+cdna4::Dim3 grid_of(const Options& o) { return o.global ? *o.global : *o.grid; }
+
+cdna4::LaunchOptions launch_options(const Options& o) {
+  cdna4::LaunchOptions launch;
+  launch.dynamic_lds = o.dynamic_lds;
+  launch.on_race = cdna4::OnRace::Report;
+  launch.grid_unit = o.global ? cdna4::GridUnit::WorkItems : cdna4::GridUnit::Workgroups;
+  return launch;
+}
+
+int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& device,
+           const cdna4::LaunchStats& stats);
+int run_raw(const Options& o, const cdna4::Kernel& kernel);
+
 int run(const Options& o) {
   if (o.list) return list_kernels(o.hsaco), 0;
+  if (o.check) return check_kernels(o);
   cdna4::Kernel kernel = cdna4::Kernel::from_file(o.hsaco, o.kernel);
   std::vector<ArgSlot> slots;
   auto explicit_args = cdna4::rt::explicit_args(kernel.info());
@@ -294,13 +378,17 @@ int run(const Options& o) {
   cdna4::LaunchStats stats = device.launch(kernel, grid, *o.block, args, launch);
 
   for (const auto& [position, path] : out_of) write_file(path, buffers[position].download<uint8_t>());
+  if (o.json) {
+    print_json(kernel, device.name(), grid, o.global.has_value(), *o.block, stats);
+    return stats.races.empty() ? 0 : 3;
+  }
   fmt::print("{} on {}: grid ({},{},{}) {} block ({},{},{}): {:.6f} s", kernel.name(), device.name(),
              grid.x, grid.y, grid.z, o.global ? "work-items" : "workgroups", o.block->x, o.block->y,
              o.block->z, stats.seconds);
   if (stats.instructions) fmt::print(", {} wave-instructions", stats.instructions);
   if (stats.mfma_macs) fmt::print(", {} MFMA MACs", stats.mfma_macs);
   fmt::print("\n");
-  for (const cdna4::RaceReport& race : stats.races) fmt::print("{}\n", cdna4::describe(race));
+  for (const cdna4::RaceReport& race : stats.races) fmt::print("{}\n", cdna4::tools::race_line(race));
   return stats.races.empty() ? 0 : 3;
 }
 

@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "cdna4/error.hpp"
+#include "runtime/emulator/aperture.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/hazard_check.hpp"
 #include "runtime/emulator/program.hpp"
@@ -117,6 +118,14 @@ std::string register_operand(std::string_view name, uint32_t accum_offset, Opera
       op.dwords = s.dwords;
       return {};
     }
+  }
+  // Aperture bases read as 64-bit constants; a 32-bit read sees the low dword (0).
+  if (name == "SRC_SHARED_BASE" || name == "SRC_SHARED_BASE_LO" || name == "SRC_PRIVATE_BASE" ||
+      name == "SRC_PRIVATE_BASE_LO") {
+    op.kind = OperandKind::Imm;
+    op.imm = name.starts_with("SRC_SHARED") ? aperture::kSharedBase : aperture::kPrivateBase;
+    if (name.ends_with("_LO")) op.imm = 0;
+    return {};
   }
   std::string_view prefix = name.substr(0, 4);
   if (prefix != "SGPR" && prefix != "VGPR" && prefix != "AGPR") return fmt::format("register {} is not modelled", name);
@@ -245,7 +254,7 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
     case OperandForm::ScalarMemory:
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
       set_srcs(0, v.size());
-      in.offset = (has_suffix(base, "_IMM")) ? control(0) : 0;
+      in.offset = (has_suffix(base, "_IMM") || has_suffix(base, "_IMM_RTN")) ? control(0) : 0;
       break;
     case OperandForm::LocalMemory:
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
@@ -260,7 +269,7 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       for (size_t i = 0; i < v.size(); ++i)
         if (v[i].kind == OperandKind::Sgpr && v[i].dwords == 4) { rsrc = i; break; }
       if (rsrc + 1 >= v.size()) return "cannot find the buffer resource operand";
-      bool store = base.find("_STORE_") != std::string::npos;
+      bool store = base.find("_STORE_") != std::string::npos || base.find("_ATOMIC_") != std::string::npos;
       size_t next = 0;
       if (store) in.src[0] = v[next++];
       if (next < rsrc) in.src[1] = v[next++];

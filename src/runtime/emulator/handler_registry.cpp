@@ -16,6 +16,9 @@ const HandlerRegistry& handler_registry() {
     register_scalar_memory(r);
     register_local_memory(r);
     register_vector_memory(r);
+    register_vector_atomic(r);
+    register_flat_memory(r);
+    register_scalar_store(r);
     return r;
   }();
   return registry;

@@ -76,6 +76,9 @@ void register_matrix(HandlerRegistry&);
 void register_scalar_memory(HandlerRegistry&);
 void register_local_memory(HandlerRegistry&);
 void register_vector_memory(HandlerRegistry&);
+void register_vector_atomic(HandlerRegistry&);
+void register_flat_memory(HandlerRegistry&);
+void register_scalar_store(HandlerRegistry&);
 
 // "V_ADD_U32_e64_gfx9" -> "V_ADD_U32"; forms the emulator does not model (SDWA,
 // DPP) keep a marker so they stay unknown.

@@ -1,10 +1,12 @@
 #include "runtime/emulator/hazard_check.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "runtime/emulator/race_location.hpp"
 #include "runtime/emulator/workgroup.hpp"
 
 namespace cdna4::emu {
@@ -46,23 +48,43 @@ HazardTraits traits_of(const Inst& in, std::string_view name) {
   return t;
 }
 
-bool overlap(const Operand& a, uint16_t first, uint8_t count) {
-  return a.is_reg() && a.kind == OperandKind::Vgpr && a.index < first + count && first < a.index + a.dwords;
+// The registers two accesses share, if any.
+struct Regs {
+  uint32_t first = 0, count = 0;
+  bool vector = true;
+};
+
+std::optional<Regs> common(uint32_t a, uint32_t a_count, uint32_t b, uint32_t b_count, bool vector) {
+  const uint32_t lo = std::max(a, b), hi = std::min(a + a_count, b + b_count);
+  if (lo >= hi) return std::nullopt;
+  return Regs{lo, hi - lo, vector};
 }
 
-bool overlap(const RegAccess& a, const RegAccess& b) {
-  return a.vector == b.vector && a.first < b.first + b.count && b.first < a.first + a.count;
+std::optional<Regs> common(const Operand& a, const Operand& b) {
+  if (a.kind != OperandKind::Vgpr || b.kind != OperandKind::Vgpr) return std::nullopt;
+  return common(a.index, a.dwords, b.index, b.dwords, true);
 }
 
-// Does any register `p` writes overlap one `c` reads (reads) or writes (!reads)?
-bool writes_into(const Inst& p, const Inst& c, bool reads, bool vector_only) {
+std::optional<Regs> common(const Operand& a, const RegAccess& b) {
+  if (a.kind != OperandKind::Vgpr || !b.vector) return std::nullopt;
+  return common(a.index, a.dwords, b.first, b.count, true);
+}
+
+std::optional<Regs> common(const RegAccess& a, const RegAccess& b) {
+  if (a.vector != b.vector) return std::nullopt;
+  return common(a.first, a.count, b.first, b.count, a.vector);
+}
+
+// The first registers `p` writes that `c` reads (reads) or writes (!reads).
+std::optional<Regs> writes_into(const Inst& p, const Inst& c, bool reads, bool vector_only) {
   for (int i = 0; i < p.num_access; ++i) {
     const RegAccess& w = p.access[i];
     if (!w.write || (vector_only && !w.vector)) continue;
     for (int j = 0; j < c.num_access; ++j)
-      if (c.access[j].write != reads && overlap(w, c.access[j])) return true;
+      if (c.access[j].write != reads)
+        if (auto shared = common(w, c.access[j])) return shared;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool same_range(const Operand& a, const Operand& b) {
@@ -71,51 +93,52 @@ bool same_range(const Operand& a, const Operand& b) {
 
 struct Need {
   int states = 0;
-  const char* rule = "";
+  HazardRule rule = HazardRule::None;
+  Regs where;
 };
 
 // The rules, with `p` issued before `c`.
 Need required(const Inst& p, const HazardTraits& pt, const Inst& c, const HazardTraits& ct) {
   Need need;
-  auto at_least = [&](int n, const char* rule) {
-    if (n > need.states) need = {n, rule};
+  auto at_least = [&](int n, HazardRule rule, std::optional<Regs> where) {
+    if (where && n > need.states) need = {n, rule, *where};
   };
+  using R = HazardRule;
   if (pt.kind == HazardTraits::mfma && pt.passes) {
     const int after_result = pt.passes + 3 + kGfx950XdlExtra;
     const Operand& d = p.dst[0];
     if (ct.kind == HazardTraits::mfma) {
-      if (overlap(c.src[0], d.index, d.dwords) || overlap(c.src[1], d.index, d.dwords))
-        at_least(after_result, "MFMA result read as another MFMA's A/B");
-      if (overlap(c.src[2], d.index, d.dwords)) {
+      at_least(after_result, R::MfmaResultReadAsSrcAB, common(c.src[0], d));
+      at_least(after_result, R::MfmaResultReadAsSrcAB, common(c.src[1], d));
+      if (auto src_c = common(c.src[2], d)) {
         if (!(same_range(c.src[2], d) && ct.passes == pt.passes))
-          at_least(pt.passes + 1 + kGfx950XdlExtra, "MFMA result read as an overlapping, different SrcC");
+          at_least(pt.passes + 1 + kGfx950XdlExtra, R::MfmaResultReadAsOtherSrcC, src_c);
         else if (pt.passes == 2)
-          at_least(2, "2-pass MFMA result read as SrcC");
+          at_least(2, R::TwoPassMfmaResultReadAsSrcC, src_c);
       }
     } else if (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::vmem || ct.kind == HazardTraits::ds) {
-      if (writes_into(p, c, true, true)) at_least(after_result, "MFMA result read by a VALU/memory instruction");
-      if (ct.kind == HazardTraits::valu && writes_into(p, c, false, true))
-        at_least(after_result, "MFMA result overwritten by a VALU");
+      at_least(after_result, R::MfmaResultReadByValuOrMemory, writes_into(p, c, true, true));
+      if (ct.kind == HazardTraits::valu)
+        at_least(after_result, R::MfmaResultOverwrittenByValu, writes_into(p, c, false, true));
     }
     // SrcC is read late: a VALU must not overwrite it too soon.
     if (ct.kind == HazardTraits::valu || (ct.kind == HazardTraits::mfma && !same_range(c.dst[0], p.src[2])))
       for (int j = 0; j < c.num_access; ++j)
-        if (c.access[j].write && overlap(p.src[2], c.access[j].first, c.access[j].count) && c.access[j].vector)
-          at_least(pt.passes - 1 + kGfx950XdlExtra, "MFMA SrcC overwritten while the MFMA may still read it");
+        if (c.access[j].write)
+          at_least(pt.passes - 1 + kGfx950XdlExtra, R::MfmaSrcCOverwritten, common(p.src[2], c.access[j]));
   }
   if (pt.kind == HazardTraits::valu) {
-    if (ct.kind == HazardTraits::mfma && writes_into(p, c, true, true))
-      at_least(2, "VALU result read by an MFMA");
-    if (ct.kind == HazardTraits::vmem && writes_into(p, c, true, false)) {
+    if (ct.kind == HazardTraits::mfma) at_least(2, R::ValuResultReadByMfma, writes_into(p, c, true, true));
+    if (ct.kind == HazardTraits::vmem)
       for (int i = 0; i < p.num_access; ++i)
         if (p.access[i].write && !p.access[i].vector)
           for (int j = 0; j < c.num_access; ++j)
-            if (!c.access[j].write && overlap(p.access[i], c.access[j])) at_least(5, "VALU-written SGPR read by VMEM");
-    }
-    if (pt.readlane && (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::mfma) && writes_into(p, c, true, false))
-      at_least(2, "v_readlane/v_readfirstlane SGPR read by a VALU");
+            if (!c.access[j].write) at_least(5, R::ValuSgprReadByVmem, common(p.access[i], c.access[j]));
+    if (pt.readlane && (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::mfma))
+      at_least(2, R::ReadlaneSgprReadByValu, writes_into(p, c, true, false));
   }
-  if (pt.kind == HazardTraits::salu && pt.writes_m0 && ct.lds_dma) at_least(1, "M0 written by SALU just before LDS-DMA");
+  if (pt.kind == HazardTraits::salu && pt.writes_m0 && ct.lds_dma)
+    at_least(1, R::M0WrittenBeforeLdsDma, Regs{sreg::kM0, 1, false});
   return need;
 }
 
@@ -147,12 +170,16 @@ void check_hazards(Wave& wave, const Inst& in) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
     const Need need = required(p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
-    if (need.states > age)
-      wave.wg->report_race(wave, in,
-                           fmt::format("hazard: {} needs {} wait state{} after '{}' at 0x{:x}, only {} passed "
-                                       "(missing s_nop)",
-                                       need.rule, need.states, need.states == 1 ? "" : "s",
-                                       p.disasm[producer.inst], p.insts[producer.inst].pc, age));
+    if (need.states <= age) continue;
+    RaceReport r;
+    r.kind = RaceKind::Hazard;
+    r.other_wave = wave.id;
+    r.location = register_location(p, need.where.vector, need.where.first, need.where.count);
+    r.missing = MissingWait::WaitStates;
+    r.rule = need.rule;
+    r.wait_states_needed = uint32_t(need.states);
+    r.wait_states_passed = uint32_t(age);
+    wave.wg->report_race(wave, in, producer.inst, std::move(r));
   }
 }
 

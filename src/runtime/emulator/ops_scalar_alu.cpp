@@ -30,6 +30,22 @@ int32_t bfe_i32(uint32_t v, uint32_t ctl) {
   return int32_t((r ^ sign) - sign);
 }
 
+// 64-bit field extract: offset S1[5:0], width S1[22:16] (widths of 64 and up keep every bit).
+uint64_t bfe_u64(uint64_t v, uint32_t ctl) {
+  uint32_t offset = ctl & 63, width = (ctl >> 16) & 0x7f;
+  if (width == 0) return 0;
+  uint64_t r = v >> offset;
+  return width >= 64 ? r : r & ((1ull << width) - 1);
+}
+int64_t bfe_i64(uint64_t v, uint32_t ctl) {
+  uint32_t width = (ctl >> 16) & 0x7f;
+  uint64_t r = bfe_u64(v, ctl);
+  if (width == 0 || width >= 64) return int64_t(r);
+  uint64_t sign = 1ull << (width - 1);
+  return int64_t((r ^ sign) - sign);
+}
+uint64_t mask64(uint32_t bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
 // Two 32-bit sources (SOP2 32-bit).
 template <auto F> void sop2_32(Wave& w, const Inst& in) {
   Result r = F(scalar_u32(w, in.src[0]), scalar_u32(w, in.src[1]), w.scc);
@@ -159,6 +175,9 @@ const Entry kScalarOps[] = {
     {"S_LSHR_B64", sop2_64<([](uint64_t a, uint64_t b, bool) { return nonzero64(a >> (b & 63)); })>},
     {"S_ASHR_I64", sop2_64<([](uint64_t a, uint64_t b, bool) { return nonzero64(uint64_t(int64_t(a) >> (b & 63))); })>},
     {"S_CSELECT_B64", sop2_64<([](uint64_t a, uint64_t b, bool c) { return Result{c ? a : b, kKeep}; })>},
+    {"S_BFE_U64", sop2_64<([](uint64_t a, uint64_t b, bool) { return nonzero64(bfe_u64(a, uint32_t(b))); })>},
+    {"S_BFE_I64", sop2_64<([](uint64_t a, uint64_t b, bool) { return nonzero64(uint64_t(bfe_i64(a, uint32_t(b)))); })>},
+    {"S_BFM_B64", sop2_64<([](uint64_t a, uint64_t b, bool) { return Result{mask64(a & 63) << (b & 63), kKeep}; })>},
     // SOP1
     {"S_MOV_B32", sop1_32<([](uint32_t a, bool) { return Result{a, kKeep}; })>},
     {"S_MOV_B64", sop1_64<([](uint64_t a, bool) { return Result{a, kKeep}; })>},
@@ -211,6 +230,8 @@ const Entry kScalarOps[] = {
     {"S_CMP_LG_U64", sopc_64<([](uint64_t a, uint64_t b) { return a != b; })>},
     {"S_BITCMP0_B32", sopc_32<([](uint32_t a, uint32_t b) { return ((a >> (b & 31)) & 1) == 0; })>},
     {"S_BITCMP1_B32", sopc_32<([](uint32_t a, uint32_t b) { return ((a >> (b & 31)) & 1) == 1; })>},
+    {"S_BITCMP0_B64", ([](Wave& w, const Inst& in) { w.scc = ((scalar_u64(w, in.src[0]) >> (scalar_u32(w, in.src[1]) & 63)) & 1) == 0; })},
+    {"S_BITCMP1_B64", ([](Wave& w, const Inst& in) { w.scc = ((scalar_u64(w, in.src[0]) >> (scalar_u32(w, in.src[1]) & 63)) & 1) == 1; })},
     // SOPK
     {"S_MOVK_I32", s_movk_i32},
     {"S_CMOVK_I32", s_cmovk_i32},

@@ -62,7 +62,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
   uint32_t rsrc_words[4];
   for (int i = 0; i < 4; ++i) rsrc_words[i] = w.sgpr[in.src[2].index + i];
   BufferResource rsrc = BufferResource::from_sgprs(rsrc_words);
-  if (rsrc.swizzle || rsrc.add_tid) w.wg->fail(w, in, "swizzled / add-tid buffer resources are not modelled");
+  if (rsrc.add_tid) w.wg->fail(w, in, "add-tid buffer resources are not modelled");
   Addressing mode = Addressing(in.aux & 3);
   LaneValues v0, v1;
   if (mode != kOffset) fetch(w, in.src[1], v0, 0);
@@ -77,9 +77,10 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
   auto lane_info = [&](int l, uint32_t byte) {
     uint32_t index = indexed ? v0[l] : 0;
     uint32_t voff = mode == kOffen ? v0[l] : mode == kBothen ? v1[l] : 0;
-    uint64_t offset = uint64_t(voff) + uint64_t(in.offset & 0xfff) + soffset + byte;
+    uint64_t offset = uint64_t(voff) + uint64_t(in.offset & 0xfff) + byte;
     uint32_t size = bytes < 4 ? bytes : 4;
-    return BufferLane{rsrc.address(indexed, index, offset), rsrc.in_range(indexed, index, offset, size)};
+    return BufferLane{rsrc.base + soffset + rsrc.lane_offset(indexed, index, offset),
+                      rsrc.in_range(indexed, index, offset + soffset, size)};
   };
 
   if (store) {

@@ -1,0 +1,110 @@
+// flat_load / flat_store: each lane's 64-bit address selects LDS (inside the
+// shared aperture: LDS address = address - shared base), global memory
+// (outside both apertures) or fails (private aperture: scratch is not modelled).
+// An instruction whose lanes all hit LDS goes to the LDS queue (lgkmcnt),
+// otherwise to the vector queue (vmcnt); see docs/emulator.md "Apertures and flat".
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "runtime/emulator/aperture.hpp"
+#include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/memory_timing.hpp"
+#include "runtime/emulator/ops_common.hpp"
+
+namespace cdna4::emu {
+namespace {
+
+// aux: [4:0] bytes per lane, [5] store, [6] sign-extend, [7] store the high half (d16_hi).
+constexpr uint32_t kStore = 1 << 5, kSigned = 1 << 6, kD16Hi = 1 << 7;
+
+// src[0] = vaddr (64-bit), src[1] = data (stores), dst[0] = vdst (loads).
+void flat_op(Wave& w, const Inst& in) {
+  uint32_t bytes = in.aux & 0x1f, dwords = (bytes + 3) / 4;
+  bool store = in.aux & kStore;
+  LaneValues lo, hi, data[4];
+  fetch(w, in.src[0], lo, 0);
+  fetch(w, in.src[0], hi, 1);
+  if (store)
+    for (uint32_t d = 0; d < dwords; ++d) fetch(w, in.src[1], data[d], d);
+  uint64_t exec = w.exec(), address[kLanes];
+  bool all_lds = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    address[l] = (lo[l] | (uint64_t(hi[l]) << 32)) + uint64_t(in.offset);
+    if (aperture::in_private(address[l]))
+      w.wg->fail(w, in, fmt::format("lane {}: flat address 0x{:x} is in the private (scratch) aperture, which is "
+                                    "not modelled", l, address[l]));
+    all_lds = all_lds && aperture::in_shared(address[l]);
+  }
+  AsyncClass queue = all_lds && exec ? AsyncClass::Lds : AsyncClass::Vector;
+  const GlobalMemory& mem = *w.wg->memory;
+  PendingOp& op = begin_op(w, queue);
+  if (!store) {
+    op.target = PendingOp::Target::Vgpr;
+    op.reg = in.dst[0].index;
+    op.dwords = uint8_t(dwords);
+    op.lanes = exec;
+    op.values.assign(size_t(dwords) * kLanes, 0);
+  } else {
+    op.target = PendingOp::Target::Lds;  // global lanes are written at issue
+  }
+  bool track = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    if (aperture::in_shared(address[l])) {
+      uint32_t at = uint32_t(address[l] - aperture::kSharedBase);
+      if (bytes < 4) w.wg->fail(w, in, "sub-dword flat access to LDS is not modelled");
+      check_lds_range(w, in, at, bytes);
+      for (uint32_t d = 0; d < dwords; ++d) {
+        if (store) {
+          op.lds_address.push_back(at + 4 * d);
+          op.values.push_back(data[d][l]);
+        } else {
+          std::memcpy(&op.values[d * kLanes + l], w.wg->lds.data() + at + 4 * d, 4);
+        }
+      }
+      if (track) track = track_lds(w, in, queue, at, bytes, store);
+      continue;
+    }
+    if (!mem.contains(address[l], bytes))
+      w.wg->fail(w, in, fmt::format("lane {}: access of {} bytes at 0x{:x} is outside every memory region", l, bytes,
+                                    address[l]));
+    if (store) {
+      if (bytes < 4) {
+        uint32_t value = (in.aux & kD16Hi) ? data[0][l] >> 16 : data[0][l];
+        mem.write(address[l], &value, bytes);
+      } else {
+        for (uint32_t d = 0; d < dwords; ++d) mem.write(address[l] + 4 * d, &data[d][l], 4);
+      }
+    } else if (bytes < 4) {
+      uint32_t value = 0;
+      mem.read(address[l], &value, bytes);
+      if (in.aux & kSigned) value = bytes == 2 ? uint32_t(int32_t(int16_t(value))) : uint32_t(int32_t(int8_t(value)));
+      op.values[l] = value;
+    } else {
+      for (uint32_t d = 0; d < dwords; ++d) mem.read(address[l] + 4 * d, &op.values[d * kLanes + l], 4);
+    }
+  }
+  submit(w, in, op);
+}
+
+}  // namespace
+
+void register_flat_memory(HandlerRegistry& r) {
+  auto add = [&](const std::string& name, uint32_t aux) { r.add(name, {flat_op, OperandForm::GlobalMemory, 0, aux}); };
+  for (auto [suffix, bytes] : {std::pair{"DWORD", 4u}, {"DWORDX2", 8u}, {"DWORDX3", 12u}, {"DWORDX4", 16u}}) {
+    add(fmt::format("FLAT_LOAD_{}", suffix), bytes);
+    add(fmt::format("FLAT_STORE_{}", suffix), bytes | kStore);
+  }
+  add("FLAT_LOAD_UBYTE", 1);
+  add("FLAT_LOAD_SBYTE", 1 | kSigned);
+  add("FLAT_LOAD_USHORT", 2);
+  add("FLAT_LOAD_SSHORT", 2 | kSigned);
+  add("FLAT_STORE_BYTE", 1 | kStore);
+  add("FLAT_STORE_SHORT", 2 | kStore);
+  add("FLAT_STORE_SHORT_D16_HI", 2 | kStore | kD16Hi);
+}
+
+}  // namespace cdna4::emu
