@@ -17,6 +17,7 @@
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/error.hpp"
+#include "cdna4/race_report.hpp"
 
 namespace cdna4 {
 
@@ -151,16 +152,6 @@ struct LaunchOptions {
   std::optional<bool> instant_completion;
 };
 
-struct RaceReport {
-  uint64_t pc = 0;  // byte offset into .text
-  uint32_t workgroup[3] = {0, 0, 0};
-  uint32_t wave = 0;
-  std::string instruction;
-  std::string what;
-};
-
-std::string describe(const RaceReport& race);
-
 struct LaunchStats {
   double seconds = 0;             // kernel time (HSA: dispatch timestamps when available)
   uint64_t instructions = 0;      // emulator: wave-instructions executed
@@ -185,6 +176,21 @@ struct EmulatorConfig {
   unsigned threads = 0;             // host threads running workgroups; 0 = all cores
   size_t max_races = 16;
 };
+
+// An instruction of a kernel the emulator cannot execute; occurrences with the
+// same opcode and reason are one entry.
+struct UnsupportedInstruction {
+  std::string opcode;       // LLVM opcode name, e.g. "V_SIN_F32_e32_vi"; "<invalid>" if undecodable
+  std::string disassembly;  // of the first occurrence
+  std::string reason;
+  uint64_t first_pc = 0;    // byte offset into .text of the first occurrence
+  uint32_t count = 0;
+};
+
+// Decodes the kernel without running it and lists what the emulator would stop
+// at: the instructions reachable from the entry (fall-through and branches) that
+// it cannot execute, in order of first appearance. Empty when it can run them all.
+std::vector<UnsupportedInstruction> emulator_unsupported(const Kernel& kernel);
 
 class Device {
  public:

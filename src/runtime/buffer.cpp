@@ -1,4 +1,4 @@
-// Buffer, Arg, KernargBlock and race descriptions: the parts of the API that need no backend.
+// Buffer, Arg and KernargBlock: the parts of the API that need no backend.
 #include <fmt/format.h>
 
 #include "cdna4/runtime.hpp"
@@ -44,12 +44,6 @@ Arg Arg::bytes(std::vector<uint8_t> raw) {
   Arg arg(Kind::Value);
   arg.bytes_ = std::move(raw);
   return arg;
-}
-
-std::string describe(const RaceReport& race) {
-  return fmt::format("race at pc 0x{:x} ({}) in workgroup ({},{},{}) wave {}: {}", race.pc,
-                     race.instruction, race.workgroup[0], race.workgroup[1], race.workgroup[2],
-                     race.wave, race.what);
 }
 
 KernargBlock& KernargBlock::put(size_t offset, const void* data, size_t n) {

@@ -57,16 +57,6 @@ class HostAllocation : public Allocation {
   std::shared_ptr<Registry> registry_;
 };
 
-RaceReport to_public(const emu::RaceReport& r) {
-  RaceReport out;
-  out.pc = r.pc;
-  std::copy(r.workgroup, r.workgroup + 3, out.workgroup);
-  out.wave = r.wave;
-  out.instruction = r.instruction;
-  out.what = r.what;
-  return out;
-}
-
 class EmulatorBackend : public Backend {
  public:
   explicit EmulatorBackend(const EmulatorConfig& config) : config_(config) {}
@@ -106,7 +96,7 @@ class EmulatorBackend : public Backend {
     stats.seconds = run.seconds;
     stats.instructions = run.instructions;
     stats.mfma_macs = run.mfma_macs;
-    for (const auto& race : run.races) stats.races.push_back(to_public(race));
+    stats.races = std::move(run.races);
     return stats;
   }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cdna4/code_object.hpp"
+#include "cdna4/race_report.hpp"
 
 namespace cdna4::emu {
 
@@ -32,13 +33,7 @@ struct EmulatorOptions {
   size_t max_races = 16;            // stop collecting after this many reports
 };
 
-struct RaceReport {
-  uint64_t pc = 0;                  // byte offset into .text
-  uint32_t workgroup[3] = {0, 0, 0};
-  uint32_t wave = 0;
-  std::string instruction;          // disassembly of the instruction that raced
-  std::string what;                 // human-readable description
-};
+using RaceReport = cdna4::RaceReport;  // races and wait-state hazards, as the public API reports them
 
 struct RunStats {
   uint64_t instructions = 0;        // wave-instructions executed

@@ -2,7 +2,32 @@
 
 #include <fmt/format.h>
 
+#include "runtime/emulator/race_location.hpp"
+
 namespace cdna4::emu {
+namespace {
+
+// Within one wave the other queue's access was not waited for; between waves it
+// was not waited for, or waited for without a barrier after the wait.
+RaceReport lds_race(const Wave& w, bool write, const LdsConflict& c, const AsyncState& other) {
+  RaceReport r;
+  const bool vector = c.other_cls == AsyncClass::Vector;
+  r.other_wave = c.other_wave;
+  r.location = lds_location(c.byte_address, c.bytes);
+  if (c.other_wave == w.id) {
+    r.kind = RaceKind::LdsDsAndDma;
+    r.missing = vector ? MissingWait::Vmcnt : MissingWait::Lgkmcnt;
+    return r;
+  }
+  r.kind = !write ? RaceKind::LdsReadAfterWrite
+                  : c.other_write ? RaceKind::LdsWriteAfterWrite : RaceKind::LdsWriteAfterRead;
+  r.missing = other.guaranteed(c.other_cls, c.other_seq) ? MissingWait::Barrier
+              : vector                                    ? MissingWait::VmcntAndBarrier
+                                                          : MissingWait::LgkmcntAndBarrier;
+  return r;
+}
+
+}  // namespace
 
 void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
   if (address % 4 != 0)
@@ -18,13 +43,7 @@ bool track_lds(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32
   LdsAccess access{static_cast<uint16_t>(w.id), cls, w.async.issued[int(cls)] + 1, in.id, w.barrier_epoch, write};
   auto conflict = wg.lds_tracker.access(address / 4, (bytes + 3) / 4, access, wg.async_states);
   if (!conflict) return true;
-  const Program& p = *wg.program;
-  wg.report_race(w, in,
-                 fmt::format("{} LDS 0x{:x} which wave {} {} with '{}' (at 0x{:x}) without s_waitcnt and "
-                             "s_barrier between the two",
-                             write ? "writes" : "reads", conflict->byte_address, conflict->other_wave,
-                             conflict->other_write ? "writes" : "reads", p.disasm[conflict->other_inst],
-                             p.insts[conflict->other_inst].pc));
+  wg.report_race(w, in, conflict->other_inst, lds_race(w, write, *conflict, *wg.async_states[conflict->other_wave]));
   return false;
 }
 

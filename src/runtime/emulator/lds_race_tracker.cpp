@@ -36,16 +36,29 @@ bool conflicts(const LdsAccess& a, uint16_t other_wave, AsyncClass other_cls, ui
 std::optional<LdsConflict> LdsRaceTracker::access(uint32_t first, uint32_t count, const LdsAccess& a,
                                                   const std::vector<const AsyncState*>& states) {
   std::optional<LdsConflict> found;
+  // Starts the conflict or grows it by one dword; false when `c` is another one.
+  auto note = [&](const LdsConflict& c) {
+    if (!found) {
+      found = c;
+      return true;
+    }
+    const bool same = c.other_wave == found->other_wave && c.other_inst == found->other_inst &&
+                      c.other_write == found->other_write;
+    if (same) found->bytes += 4;
+    return same;
+  };
   for (uint32_t d = first; d < first + count; ++d) {
     touch(d);
+    const bool open = !found || found->byte_address + found->bytes == d * 4;
+    bool noted = false;
     Writer& w = writers_[d];
-    if (!found && w.cls != AsyncClass::None && conflicts(a, w.wave, w.cls, w.seq, states))
-      found = LdsConflict{d * 4, w.wave, w.inst, true};
+    if (open && w.cls != AsyncClass::None && conflicts(a, w.wave, w.cls, w.seq, states))
+      noted = note(LdsConflict{d * 4, 4, w.wave, w.inst, true, w.cls, w.seq});
     Reader* readers = &readers_[size_t(d) * waves_];
     if (a.write) {
-      for (uint16_t r = 0; r < waves_ && !found; ++r)
+      for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
         if (readers[r].seq != 0 && conflicts(a, r, AsyncClass::Lds, readers[r].seq, states))
-          found = LdsConflict{d * 4, r, readers[r].inst, false};
+          noted = note(LdsConflict{d * 4, 4, r, readers[r].inst, false, AsyncClass::Lds, readers[r].seq});
       w = Writer{generation_, a.seq, a.inst, a.wave, a.cls};
     } else {
       readers[a.wave] = Reader{a.seq, a.inst};

@@ -21,18 +21,23 @@ struct LdsAccess {
   bool write = false;
 };
 
+// The first conflicting dwords of an access: contiguous, all with the same other access.
 struct LdsConflict {
   uint32_t byte_address = 0;
+  uint32_t bytes = 0;
   uint16_t other_wave = 0;
   uint32_t other_inst = 0;
   bool other_write = false;
+  AsyncClass other_cls = AsyncClass::Lds;
+  uint32_t other_seq = 0;
 };
 
 class LdsRaceTracker {
  public:
   void reset(uint32_t lds_bytes, uint32_t waves);
   // Checks dwords [first, first + count) and records the access. Returns the
-  // first conflict found, if any. `states[w]` is wave w's async state.
+  // first conflict found, if any, grown over the following dwords that conflict
+  // with the same access. `states[w]` is wave w's async state.
   std::optional<LdsConflict> access(uint32_t first_dword, uint32_t count, const LdsAccess& a,
                                     const std::vector<const AsyncState*>& states);
 

@@ -69,7 +69,9 @@ struct Workgroup {
   uint64_t mfma_macs = 0;
 
   uint32_t random_below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(rng() % n); }
-  void report_race(const Wave& wave, const Inst& in, std::string what);
+  // Completes `r` with this instruction, wave and workgroup and with the other
+  // instruction (an index into the program), derives its text and keeps it.
+  void report_race(const Wave& wave, const Inst& in, uint32_t other_inst, RaceReport r);
   [[noreturn]] void fail(const Wave& wave, const Inst& in, const std::string& what) const;
 };
 

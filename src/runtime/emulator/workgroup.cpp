@@ -110,15 +110,15 @@ Wave* pick_wave(Workgroup& wg) {
 
 Handler unsupported_instruction_handler() { return unsupported; }
 
-void Workgroup::report_race(const Wave& wave, const Inst& in, std::string what) {
+void Workgroup::report_race(const Wave& wave, const Inst& in, uint32_t other_inst, RaceReport r) {
   if (races.size() >= options.max_races) return;
-  RaceReport r;
   r.pc = in.pc;
+  r.instruction = program->disasm[in.id];
   std::copy(std::begin(id), std::end(id), r.workgroup);
   r.wave = wave.id;
-  r.instruction = program->disasm[in.id];
-  r.what = fmt::format("race in workgroup ({},{},{}) wave {} at 0x{:x} '{}': {}", id[0], id[1], id[2], wave.id, in.pc,
-                       r.instruction, what);
+  r.other_pc = program->insts[other_inst].pc;
+  r.other_instruction = program->disasm[other_inst];
+  r.what = describe(r);
   races.push_back(std::move(r));
 }
 

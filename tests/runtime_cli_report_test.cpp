@@ -1,0 +1,184 @@
+// cdna4-run's race report lines, --json and --check, as a script would use them.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/assembler.hpp"
+#include "support/process.hpp"
+
+using namespace cdna4;
+using test::run_command;
+using test::TempDir;
+
+namespace {
+
+const std::string kRun = std::string(CDNA4_BINARY_DIR) + "/cdna4-run";
+
+// A kernel "k" with one buffer argument "out", in the way cdna4-run needs it (argument metadata).
+std::string kernel_with_buffer_arg(const std::string& body) {
+  return fmt::format(R"(.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+.amdhsa_code_object_version 5
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+{}
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_next_free_vgpr 64
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 32
+  .amdhsa_kernarg_size 8
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.kernels:
+  - .name: k
+    .symbol: k.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 16
+    .vgpr_count: 64
+    .agpr_count: 32
+    .max_flat_workgroup_size: 64
+    .args:
+      - {{ .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }}
+...
+.end_amdgpu_metadata
+)",
+                     body);
+}
+
+// A load used without vmcnt, a VALU result fed straight to an MFMA, the MFMA's
+// result read at once: one register race and two hazards.
+const char* kRacy = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v3, 2, v0
+  global_load_dword v10, v3, s[4:5]
+  v_add_u32 v12, v10, 1
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]
+  v_accvgpr_read_b32 v1, a2
+  s_endpgm
+)";
+
+std::string write_kernel(const TempDir& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir.file(name);
+  test::write_binary(path, codegen::build_hsaco(kernel_with_buffer_arg(body), name + ".s"));
+  return path;
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(at, prefix.size(), prefix) == 0) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cdna4-run: one greppable line per race report", "[runtime][cli]") {
+  TempDir dir;
+  const std::string k = write_kernel(dir, "racy.hsaco", kRacy);
+  auto r = run_command({kRun, k, "--grid", "1", "--block", "64", "--buf", "out=256", "--seed", "2"});
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const auto races = lines_starting(r.output, "race ");
+  REQUIRE(races.size() == 3);
+  CHECK(races[0] ==
+        "race kind=register-read pc=0x18 wg=0,0,0 wave=0 other_pc=0x10 other_wave=0 at=v10 missing=vmcnt "
+        "inst='v_add_u32_e64 v12, v10, 1' other_inst='global_load_dword v10, v3, s[4:5]'");
+  CHECK(races[1] ==
+        "race kind=hazard pc=0x24 wg=0,0,0 wave=0 other_pc=0x18 other_wave=0 at=v12 missing=wait-states "
+        "rule=valu-result-read-by-mfma needed=2 passed=1 "
+        "inst='v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]' other_inst='v_add_u32_e64 v12, v10, 1'");
+  CHECK_THAT(races[2], Catch::StartsWith("race kind=hazard pc=0x2c ") &&
+                           Catch::Contains(" at=a2 missing=wait-states rule=mfma-result-read-by-valu-or-memory "
+                                           "needed=8 passed=0 inst='v_accvgpr_read_b32 v1, a2'"));
+}
+
+TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime][cli]") {
+  TempDir dir;
+  const std::string k = write_kernel(dir, "racy.hsaco", kRacy);
+  auto r = run_command({kRun, k, "--grid", "1", "--block", "64", "--buf", "out=256", "--seed", "2", "--json"});
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  CHECK(j["kernel"] == "k");
+  CHECK(j["device"] == "emulator");
+  CHECK(j["grid"] == nlohmann::json::array({1, 1, 1}));
+  CHECK(j["block"] == nlohmann::json::array({64, 1, 1}));
+  CHECK(j["instructions"].get<uint64_t>() == 9);
+  CHECK(j["mfma_macs"].get<uint64_t>() > 0);
+  const auto& races = j["races"];
+  REQUIRE(races.size() == 3);
+  CHECK(races[0]["kind"] == "register-read");
+  CHECK(races[0]["pc"] == 0x18);
+  CHECK(races[0]["other_pc"] == 0x10);
+  CHECK(races[0]["location"] == nlohmann::json({{"space", "vgpr"}, {"first", 10}, {"count", 1}}));
+  CHECK(races[0]["missing"] == "vmcnt");
+  CHECK(races[0]["workgroup"] == nlohmann::json::array({0, 0, 0}));
+  CHECK_FALSE(races[0].contains("rule"));
+  CHECK(races[2]["kind"] == "hazard");
+  CHECK(races[2]["rule"] == "mfma-result-read-by-valu-or-memory");
+  CHECK(races[2]["wait_states_needed"] == 8);
+  CHECK(races[2]["wait_states_passed"] == 0);
+  CHECK(races[2]["location"]["space"] == "agpr");
+  CHECK(races[2]["other_instruction"] == "v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]");
+  CHECK_THAT(races[2]["what"].get<std::string>(), Catch::Contains("needs 8 wait states"));
+}
+
+TEST_CASE("cdna4-run: --check lists what the emulator cannot execute", "[runtime][cli]") {
+  TempDir dir;
+  const std::string bad = write_kernel(dir, "bad.hsaco", R"(
+  s_ttracedata
+  s_trap 2
+  s_ttracedata
+  s_endpgm
+  .long 0xffffffff
+)");
+  auto r = run_command({kRun, bad, "--check"});
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.output, Catch::Contains("k: 3 instructions the emulator cannot execute (2 distinct)"));
+  const auto lines = lines_starting(r.output, "unsupported ");
+  REQUIRE(lines.size() == 2);
+  CHECK_THAT(lines[0], Catch::StartsWith("unsupported kernel=k count=2 first_pc=0x0 opcode=S_TTRACEDATA") &&
+                           Catch::EndsWith(" inst='s_ttracedata' reason='unsupported instruction'"));
+  CHECK_THAT(lines[1], Catch::StartsWith("unsupported kernel=k count=1 first_pc=0x4 opcode=S_TRAP"));
+
+  auto json = run_command({kRun, bad, "--check", "--json"});
+  INFO(json.output);
+  CHECK(json.status == 1);
+  const nlohmann::json j = nlohmann::json::parse(json.output);
+  REQUIRE(j["kernels"].size() == 1);
+  CHECK(j["kernels"][0]["name"] == "k");
+  const auto& list = j["kernels"][0]["unsupported"];
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["count"] == 2);
+  CHECK(list[0]["first_pc"] == 0);
+  CHECK(list[0]["disassembly"] == "s_ttracedata");
+  CHECK(list[1]["reason"] == "unsupported instruction");
+
+  const std::string good = write_kernel(dir, "racy.hsaco", kRacy);
+  auto ok = run_command({kRun, good, "--check"});
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK_THAT(ok.output, Catch::Contains("k: the emulator can execute every reachable instruction"));
+}
