@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cdna4/runtime.hpp"
+#include "raw_kernarg.hpp"
 #include "report_output.hpp"
 #include "runtime/kernarg.hpp"
 
@@ -32,12 +34,25 @@ Runs one kernel of a code object and writes its output buffers to files.
   --block X[,Y,Z]         workgroup size in work-items (required)
   --buf ARG=FILE          buffer argument filled with FILE's bytes
   --buf ARG=SIZE          buffer argument of SIZE bytes (suffix K, M or G), zero-filled
+  --buf ARG=null          a null pointer
   --fill ARG=random:SEED  fill the buffer with fp32 values uniform in [-1, 1)
   --fill ARG=random-bf16:SEED   the same as bf16
   --fill ARG=zero         fill the buffer with zeros
   --arg ARG=VALUE         by_value argument: an integer (decimal or 0x hex) or a
                           float (with '.', 'e', 'inf' or 'nan'); its size comes from the metadata
+  --arg ARG=@FILE         by_value argument (e.g. a struct) from FILE's bytes, or
+  --arg ARG=hex:0011..    from hex digits; the size must match the metadata
   --out ARG=FILE          write the buffer to FILE after the run
+
+Raw kernarg (kernels without argument metadata, or taking one opaque block):
+  --kernarg FILE          the explicit kernarg bytes from FILE
+  --kernarg-size N        or N zero bytes
+  --buf NAME@OFFSET=FILE|SIZE|null   a buffer whose address is written at byte
+                          OFFSET of the block; --fill NAME=... and --out NAME=FILE name it
+  --arg TYPE@OFFSET=VALUE write VALUE at byte OFFSET as TYPE: u8 u16 u32 u64 i8 i16
+                          i32 i64 f32 f64
+  Hidden arguments described by the metadata are laid out after the block.
+
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
@@ -70,6 +85,8 @@ struct Options {
   uint32_t dynamic_lds = 0;
   std::optional<uint64_t> seed;
   bool instant = false;
+  std::optional<std::string> kernarg_file;
+  std::optional<uint64_t> kernarg_size;
   bool list = false;
   bool check = false;
   bool json = false;
@@ -142,6 +159,8 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds"));
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
+    else if (a == "--kernarg") o.kernarg_file = value();
+    else if (a == "--kernarg-size") o.kernarg_size = parse_size(value(), "--kernarg-size");
     else if (a == "--list") o.list = true;
     else if (a == "--check") o.check = true;
     else if (a == "--json") o.json = true;
@@ -151,6 +170,7 @@ Options parse_command_line(int argc, char** argv) {
   }
   if (o.hsaco.empty()) throw UsageError("no code object given");
   if (o.list || o.check) return o;
+  if (o.kernarg_file && o.kernarg_size) throw UsageError("give at most one of --kernarg and --kernarg-size");
   if (!o.block) throw UsageError("--block is required");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
   return o;
@@ -182,6 +202,16 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A file that must have exactly `expected_size` bytes (checked before reading).
+std::vector<uint8_t> read_file_of_size(const std::string& path, size_t expected_size) {
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(fmt::format("cannot read {}: {}", path, ec.message()));
+  if (size != expected_size)
+    throw UsageError(fmt::format("{} has {} bytes, {} expected", path, size, expected_size));
+  return read_file(path);
+}
+
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -206,6 +236,8 @@ void fill(std::vector<uint8_t>& bytes, const std::string& how, const std::string
 }
 
 cdna4::Arg scalar(const cdna4::KernelArg& arg, const std::string& text, const std::string& key) {
+  if (auto raw = cdna4::tools::parse_raw_bytes(text, arg.size, "--arg " + key, read_file_of_size))
+    return cdna4::Arg::bytes(std::move(*raw));
   bool is_float = text.find_first_of(".eEn") != std::string::npos && !text.starts_with("0x") &&
                   !text.starts_with("-0x");
   auto bad = [&] { return UsageError(fmt::format("--arg {}={}: not a {}-byte {}", key, text, arg.size, is_float ? "float" : "integer")); };
@@ -233,6 +265,52 @@ cdna4::Arg scalar(const cdna4::KernelArg& arg, const std::string& text, const st
   uint64_t value = negative ? uint64_t(0) - magnitude : magnitude;
   std::memcpy(bytes.data(), &value, arg.size);
   return cdna4::Arg::bytes(std::move(bytes));
+}
+
+// --buf VALUE: a file, a size, or null (no buffer).
+std::optional<cdna4::Buffer> make_buffer(cdna4::Device& device, const std::string& spec, const std::string* fill_how,
+                                         const std::string& label) {
+  if (spec == "null") {
+    if (fill_how) throw UsageError(fmt::format("--fill for {}, a null pointer", label));
+    return std::nullopt;
+  }
+  bool is_size = !spec.empty() && std::isdigit(static_cast<unsigned char>(spec[0])) &&
+                 spec.find_first_not_of("0123456789xXabcdefABCDEFkKmMgG") == std::string::npos;
+  std::vector<uint8_t> bytes = is_size ? std::vector<uint8_t>(parse_size(spec, "--buf " + label)) : read_file(spec);
+  if (fill_how) fill(bytes, *fill_how, label);
+  cdna4::Buffer buffer = device.alloc(bytes.size());
+  buffer.upload(bytes.data(), bytes.size());
+  return buffer;
+}
+
+// Raw kernarg mode: the block from --kernarg/--kernarg-size with buffers and
+// scalars placed at offsets; returns the named buffers for --out.
+cdna4::KernargBlock raw_block(const Options& o, cdna4::Device& device, std::map<std::string, cdna4::Buffer>& named) {
+  cdna4::KernargBlock block = o.kernarg_file ? cdna4::KernargBlock(read_file(*o.kernarg_file))
+                                             : cdna4::KernargBlock(*o.kernarg_size);
+  for (const auto& [key, spec] : o.bufs) {
+    auto p = cdna4::tools::parse_placement(key, "--buf", parse_uint);
+    if (!p) throw UsageError(fmt::format("--buf {}: with a raw kernarg block, buffers are NAME@OFFSET=...", key));
+    if (named.count(p->name)) throw UsageError(fmt::format("--buf names {} twice", p->name));
+    auto fill_it = o.fills.find(p->name);
+    auto buffer = make_buffer(device, spec, fill_it == o.fills.end() ? nullptr : &fill_it->second, p->name);
+    if (buffer) {
+      block.pointer(p->offset, *buffer);
+      named[p->name] = *buffer;
+    } else {
+      block.pointer(p->offset, 0);
+    }
+  }
+  for (const auto& [key, value] : o.args) {
+    auto p = cdna4::tools::parse_placement(key, "--arg", parse_uint);
+    if (!p) throw UsageError(fmt::format("--arg {}: with a raw kernarg block, scalars are TYPE@OFFSET=VALUE", key));
+    cdna4::tools::put_typed(block, *p, value, parse_uint);
+  }
+  for (const auto& [name, how] : o.fills)
+    if (!named.count(name)) throw UsageError(fmt::format("--fill {}: no buffer of that name", name));
+  for (const auto& [name, path] : o.outs)
+    if (!named.count(name)) throw UsageError(fmt::format("--out {}: no buffer of that name", name));
+  return block;
 }
 
 void list_kernels(const std::string& path) {
@@ -319,11 +397,12 @@ int run(const Options& o) {
   if (o.list) return list_kernels(o.hsaco), 0;
   if (o.check) return check_kernels(o);
   cdna4::Kernel kernel = cdna4::Kernel::from_file(o.hsaco, o.kernel);
+  if (o.kernarg_file || o.kernarg_size) return run_raw(o, kernel);
   std::vector<ArgSlot> slots;
   auto explicit_args = cdna4::rt::explicit_args(kernel.info());
   if (explicit_args.empty() && kernel.info().kernarg_bytes() > 0)
     throw Error(fmt::format("kernel {} has a kernarg segment but no argument metadata; cdna4-run needs "
-                            "the metadata's .args to place arguments", kernel.name()));
+                            "the metadata's .args to place arguments, or a raw block (--kernarg or --kernarg-size)", kernel.name()));
   for (size_t i = 0; i < explicit_args.size(); ++i) slots.push_back({explicit_args[i], i});
 
   // Every option must name an argument of the right kind.
@@ -344,11 +423,7 @@ int run(const Options& o) {
   assign(o.args, "--arg", false, arg_of);
   assign(o.outs, "--out", true, out_of);
 
-  cdna4::EmulatorConfig config;
-  config.instant_completion = o.instant;
-  if (o.seed) config.seed = *o.seed;
-  cdna4::Device device = cdna4::Device::open(o.device, config);
-
+  cdna4::Device device = open_device(o);
   std::vector<cdna4::Arg> args;
   std::map<size_t, cdna4::Buffer> buffers;
   for (const ArgSlot& s : slots) {
@@ -359,25 +434,35 @@ int run(const Options& o) {
       continue;
     }
     if (!buf_of.count(s.position)) throw UsageError(fmt::format("argument {} needs --buf", label));
-    const std::string& spec = buf_of[s.position];
-    bool is_size = !spec.empty() && std::isdigit(static_cast<unsigned char>(spec[0])) &&
-                   spec.find_first_not_of("0123456789xXabcdefABCDEFkKmMgG") == std::string::npos;
-    std::vector<uint8_t> bytes = is_size ? std::vector<uint8_t>(parse_size(spec, "--buf " + label)) : read_file(spec);
-    if (fill_of.count(s.position)) fill(bytes, fill_of[s.position], label);
-    cdna4::Buffer buffer = device.alloc(bytes.size());
-    buffer.upload(bytes.data(), bytes.size());
-    buffers[s.position] = buffer;
-    args.push_back(buffer);
+    auto fill_it = fill_of.find(s.position);
+    std::optional<cdna4::Buffer> buffer =
+        make_buffer(device, buf_of[s.position], fill_it == fill_of.end() ? nullptr : &fill_it->second, label);
+    if (!buffer) {
+      if (out_of.count(s.position)) throw UsageError(fmt::format("--out for argument {}, a null pointer", label));
+      args.push_back(cdna4::Arg::pointer(0));
+      continue;
+    }
+    buffers[s.position] = *buffer;
+    args.push_back(*buffer);
   }
 
-  cdna4::LaunchOptions launch;
-  launch.dynamic_lds = o.dynamic_lds;
-  launch.on_race = cdna4::OnRace::Report;
-  launch.grid_unit = o.global ? cdna4::GridUnit::WorkItems : cdna4::GridUnit::Workgroups;
-  cdna4::Dim3 grid = o.global ? *o.global : *o.grid;
-  cdna4::LaunchStats stats = device.launch(kernel, grid, *o.block, args, launch);
-
+  cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, args, launch_options(o));
   for (const auto& [position, path] : out_of) write_file(path, buffers[position].download<uint8_t>());
+  return report(o, kernel, device, stats);
+}
+
+int run_raw(const Options& o, const cdna4::Kernel& kernel) {
+  cdna4::Device device = open_device(o);
+  std::map<std::string, cdna4::Buffer> named;
+  cdna4::KernargBlock block = raw_block(o, device, named);
+  cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, block, launch_options(o));
+  for (const auto& [name, path] : o.outs) write_file(path, named[name].download<uint8_t>());
+  return report(o, kernel, device, stats);
+}
+
+int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& device,
+           const cdna4::LaunchStats& stats) {
+  cdna4::Dim3 grid = grid_of(o);
   if (o.json) {
     print_json(kernel, device.name(), grid, o.global.has_value(), *o.block, stats);
     return stats.races.empty() ? 0 : 3;
