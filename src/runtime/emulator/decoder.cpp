@@ -168,11 +168,21 @@ bool has_suffix(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+constexpr uint8_t kDestinationHalfHigh = 0x80;  // VectorControl src0 while decoding: op_sel[3]
+
 // LLVM's source-modifier operand (SISrcMods): bit 0 neg (neg_lo for VOP3P),
 // bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi.
 std::string apply_source_modifiers(OperandForm form, int64_t mods, Operand& op) {
   constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
   op.neg = (mods & kNeg) != 0;
+  if (form == OperandForm::VectorControl) {
+    // Non-packed op_sel: bit 2 selects this source's high half; bit 3 (on
+    // src0) the destination's, moved to dst[0] by canonicalize.
+    op.abs = (mods & kAbsOrNegHigh) != 0;
+    if (mods & kOpSel) op.packed |= packed_sel::kHalfHigh;
+    if (mods & kOpSelHigh) op.packed |= kDestinationHalfHigh;
+    return (mods & ~(kNeg | kAbsOrNegHigh | kOpSel | kOpSelHigh)) ? "unknown source modifier bits" : "";
+  }
   if (form != OperandForm::Packed) {
     op.abs = (mods & kAbsOrNegHigh) != 0;
     return (mods & ~(kNeg | kAbsOrNegHigh)) ? "source modifiers other than neg/abs are not supported" : "";
@@ -247,7 +257,8 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       if (!(entry.flags & (hflag::kFloatModifiers | hflag::kSourceModifiersOnly))) {
         for (int i = 0; i < in.num_src; ++i)
           if (in.src[i].neg || in.src[i].abs) return "neg/abs modifiers on an integer operation are not supported";
-        if (in.clamp || in.omod) return "clamp/omod on an integer operation are not supported";
+        if ((in.clamp && !(entry.flags & hflag::kIntegerClamp)) || in.omod)
+          return "clamp/omod on an integer operation are not supported";
       }
       break;
     }
@@ -298,6 +309,18 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
     }
     case OperandForm::Packed:
       return canonicalize_packed(entry, raw, in);
+    case OperandForm::VectorControl:
+      if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
+      if (raw.defs.size() > 1) in.dst[1] = raw.defs[1];
+      set_srcs(0, v.size());
+      if (c.size() > 8) return "too many control operands";
+      for (size_t i = 0; i < c.size(); ++i) in.offset |= (c[i] & 0xff) << (8 * i);
+      for (int i = 0; i < in.num_src; ++i) {
+        if (in.src[i].neg || in.src[i].abs) return "neg/abs modifiers on this operation are not supported";
+        if (in.src[i].packed & kDestinationHalfHigh) in.dst[0].packed |= packed_sel::kHalfHigh;
+        in.src[i].packed &= ~kDestinationHalfHigh;
+      }
+      break;
     case OperandForm::Matrix:
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
       set_srcs(0, v.size());

@@ -12,6 +12,7 @@ const HandlerRegistry& handler_registry() {
     register_vector_integer(r);
     register_vector_float(r);
     register_vector_packed(r);
+    register_vector_gfx950(r);
     register_matrix(r);
     register_scalar_memory(r);
     register_local_memory(r);

@@ -22,6 +22,8 @@ enum class OperandForm : uint8_t {
   GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
   Matrix,        // MFMA: src = A, B, C; cbsz/abid/blgp must be zero
   Packed,        // VOP3P on 64-bit register pairs: src modifiers -> neg/packed, control imm -> clamp
+  VectorControl, // VOP1/VOP3 whose control imms are operation parameters (bitop3, fi, bound_ctrl):
+                 // defs/values as Vector, control i -> offset bits [8i+7:8i]; op_sel -> packed kHalfHigh
 };
 
 // Flags that tell the decoder which modifiers the handler honours.
@@ -32,6 +34,7 @@ constexpr uint16_t kImplicitVccOut = 4;  // e32 form writes VCC as dst[1] (carry
 constexpr uint16_t kBranch = 8;          // SOPP immediate is a branch offset
 constexpr uint16_t kSourceModifiersOnly = 16;  // neg/abs honoured, clamp/omod rejected
 constexpr uint16_t kPackedSelectOnly = 32;     // Packed: op_sel honoured; neg, clamp, non-default op_sel_hi rejected
+constexpr uint16_t kIntegerClamp = 64;         // integer operation honouring clamp (saturation); omod rejected
 }  // namespace hflag
 
 struct HandlerEntry {
@@ -72,6 +75,7 @@ void register_program_control(HandlerRegistry&);
 void register_vector_integer(HandlerRegistry&);
 void register_vector_float(HandlerRegistry&);
 void register_vector_packed(HandlerRegistry&);
+void register_vector_gfx950(HandlerRegistry&);
 void register_matrix(HandlerRegistry&);
 void register_scalar_memory(HandlerRegistry&);
 void register_local_memory(HandlerRegistry&);

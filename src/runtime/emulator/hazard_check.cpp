@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "runtime/emulator/race_location.hpp"
+#include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/mfma_kinds.hpp"
 #include "runtime/emulator/workgroup.hpp"
 
 namespace cdna4::emu {
@@ -15,23 +17,13 @@ namespace {
 
 constexpr int kGfx950XdlExtra = 1;  // gfx950 adds one wait state to the XDL rules
 
-struct MfmaPasses {
-  std::string_view name;
-  uint8_t passes;
-};
-constexpr MfmaPasses kMfmaPasses[] = {
-    {"V_MFMA_F32_16X16X32_BF16", 4},
-    {"V_MFMA_F32_32X32X16_BF16", 8},
-};
-
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 HazardTraits traits_of(const Inst& in, std::string_view name) {
   HazardTraits t;
   if (starts_with(name, "V_MFMA")) {
     t.kind = HazardTraits::mfma;
-    for (const auto& m : kMfmaPasses)
-      if (starts_with(name, m.name)) t.passes = m.passes;
+    if (const MfmaKind* kind = find_mfma_kind(base_opcode_name(name))) t.passes = kind->passes;
   } else if (starts_with(name, "V_")) {
     t.kind = HazardTraits::valu;
     t.readlane = starts_with(name, "V_READFIRSTLANE") || starts_with(name, "V_READLANE");

@@ -3,7 +3,9 @@
 //   D[i][j] = C[i][j]; for k = 0..K-1 in order: D[i][j] = fma(A[i][k], B[k][j], D[i][j])
 // in IEEE fp32, round-to-nearest-even, denormals kept. A bf16 x bf16 product
 // (8-bit significands) is exact in fp32 unless it leaves fp32's exponent
-// range, so each step rounds once, exactly as a mul+add of the exact product.
+// range, and an f16 x f16 product (11-bit significands, exponents well inside
+// fp32's) always is, so each step rounds once, exactly as a mul+add of the
+// exact product.
 #include <cstdint>
 
 namespace cdna4::emu {

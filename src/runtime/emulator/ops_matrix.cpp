@@ -1,59 +1,87 @@
-// v_mfma_f32_{16x16x32,32x32x16}_bf16 with the gfx950 lane layouts:
-//   A (4 regs, 8 bf16 per lane): lane l, reg r, half h holds A[l % M][8*(l / M) + 2r + h]
-//   B likewise with B[8*(l / N) + 2r + h][l % N]
-//   C/D (M*N/64 regs): lane l, reg r holds D[i][l % N] with
-//   16x16: i = 4*(l/16) + r;  32x32: i = 8*(r/4) + 4*(l/32) + r%4.
-#include <fmt/format.h>
+// MFMA: one handler per row of kMfmaKinds (mfma_kinds.hpp), specialised at
+// compile time. Floating-point kinds follow the fp32-fma-chain-k-order policy
+// (mfma_arithmetic.hpp); i8 kinds accumulate exactly in int32 with wrap-around.
+#include <cmath>
+#include <utility>
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
+#include "runtime/emulator/mfma_kinds.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
 namespace cdna4::emu {
 namespace {
 
-inline float bf16_to_float(uint32_t half) { return as_float(half << 16); }
+float bf16_to_float(uint32_t v) { return as_float(v << 16); }
 
-template <int M, int N, int K> void mfma_f32_bf16(Wave& w, const Inst& in) {
-  constexpr int kGroups = kLanes / M;                 // lane groups along k
+float f16_to_float(uint32_t v) {
+  const uint32_t sign = (v & 0x8000u) << 16, exponent = (v >> 10) & 0x1f, mantissa = v & 0x3ff;
+  if (exponent == 0x1f) return as_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) return std::copysign(std::ldexp(float(mantissa), -24), as_float(sign));
+  return as_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+template <MfmaElement E> auto element_value(uint32_t bits) {
+  if constexpr (E == MfmaElement::bf16) return bf16_to_float(bits);
+  else if constexpr (E == MfmaElement::f16) return f16_to_float(bits);
+  else return int32_t(int8_t(bits));
+}
+
+template <size_t I> void mfma(Wave& w, const Inst& in) {
+  constexpr MfmaKind kind = kMfmaKinds[I];
+  constexpr int M = kind.m, N = kind.n, K = kind.k;
+  constexpr int kPerLane = K / (kLanes / M);
+  constexpr int kPerReg = kPerLane / kind.ab_regs;
+  constexpr int kBits = 32 / kPerReg;
+  constexpr uint32_t kMask = (1u << kBits) - 1;
   constexpr int kOutRegs = M * N / kLanes;
-  static_assert(K == 8 * kGroups);
-  if (w.exec() != ~0ull)
-    w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
+  static_assert(M == N && kPerLane * (kLanes / M) == K && kPerReg * kind.ab_regs == kPerLane);
+  using T = decltype(element_value<kind.element>(0));
+  if (w.exec() != ~0ull) w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
   if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
     w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
-  alignas(32) float a[M * K], b[K * N], acc[M * N];
-  for (int r = 0; r < 4; ++r) {
+  alignas(32) T a[M * K], b[K * N], acc[M * N];
+  for (int r = 0; r < kind.ab_regs; ++r) {
     const uint32_t* ra = w.v(in.src[0].index + r);
     const uint32_t* rb = w.v(in.src[1].index + r);
-    for (int l = 0; l < kLanes; ++l) {
-      uint32_t va = ra[l], vb = rb[l];
-      int k0 = 8 * (l / M) + 2 * r;
-      a[(l % M) * K + k0] = bf16_to_float(va & 0xffff);
-      a[(l % M) * K + k0 + 1] = bf16_to_float(va >> 16);
-      b[k0 * N + l % N] = bf16_to_float(vb & 0xffff);
-      b[(k0 + 1) * N + l % N] = bf16_to_float(vb >> 16);
-    }
+    for (int l = 0; l < kLanes; ++l)
+      for (int e = 0; e < kPerReg; ++e) {
+        const int kk = kPerLane * (l / M) + kPerReg * r + e;
+        a[(l % M) * K + kk] = element_value<kind.element>((ra[l] >> (kBits * e)) & kMask);
+        b[kk * N + l % N] = element_value<kind.element>((rb[l] >> (kBits * e)) & kMask);
+      }
   }
-  auto row_of = [](int l, int r) { return 4 * kGroups * (r / 4) + 4 * (l / M) + r % 4; };
+  auto row_of = [](int l, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * (l / N) + r % 4; };
   const Operand& c = in.src[2];
   for (int r = 0; r < kOutRegs; ++r)
     for (int l = 0; l < kLanes; ++l)
       acc[row_of(l, r) * N + l % N] =
-          c.kind == OperandKind::Vgpr ? as_float(w.v(c.index + r)[l]) : as_float(static_cast<uint32_t>(c.imm));
-  mfma_fma_chain(M, N, K, a, b, acc);
+          std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
+  if constexpr (kind.element == MfmaElement::i8) {
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        uint32_t sum = uint32_t(acc[i * N + j]);
+        for (int kk = 0; kk < K; ++kk) sum += uint32_t(a[i * K + kk] * b[kk * N + j]);
+        acc[i * N + j] = int32_t(sum);
+      }
+  } else {
+    mfma_fma_chain(M, N, K, a, b, acc);
+  }
   for (int r = 0; r < kOutRegs; ++r) {
     uint32_t* d = w.v(in.dst[0].index + r);
-    for (int l = 0; l < kLanes; ++l) d[l] = as_bits(acc[row_of(l, r) * N + l % N]);
+    for (int l = 0; l < kLanes; ++l) d[l] = std::bit_cast<uint32_t>(acc[row_of(l, r) * N + l % N]);
   }
   w.wg->mfma_macs += uint64_t(M) * N * K;
+}
+
+template <size_t... I> void register_kinds(HandlerRegistry& r, std::index_sequence<I...>) {
+  (r.add(kMfmaKinds[I].name, {mfma<I>, OperandForm::Matrix, 0, uint32_t(I)}), ...);
 }
 
 }  // namespace
 
 void register_matrix(HandlerRegistry& r) {
-  r.add("V_MFMA_F32_16X16X32_BF16", {mfma_f32_bf16<16, 16, 32>, OperandForm::Matrix, 0, 0});
-  r.add("V_MFMA_F32_32X32X16_BF16", {mfma_f32_bf16<32, 32, 16>, OperandForm::Matrix, 0, 0});
+  register_kinds(r, std::make_index_sequence<std::size(kMfmaKinds)>{});
 }
 
 }  // namespace cdna4::emu

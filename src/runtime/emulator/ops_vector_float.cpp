@@ -105,6 +105,8 @@ const Entry kVectorFloatOps[] = {
     {"V_FMA_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
     {"V_FMAC_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
     {"V_RCP_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
+    // The integer flag only changes which exception a zero source signals; exceptions are not modelled.
+    {"V_RCP_IFLAG_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
     {"V_SQRT_F32", fop1<([](float a) { return std::sqrt(a); })>, kMods},
     {"V_TRUNC_F32", fop1<([](float a) { return std::trunc(a); })>, kMods},
     {"V_FLOOR_F32", fop1<([](float a) { return std::floor(a); })>, kMods},

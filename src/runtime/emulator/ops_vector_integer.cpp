@@ -1,5 +1,7 @@
 // VOP1 / VOP2 / VOP3 / VOPC integer and bit operations.
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_common.hpp"
@@ -169,6 +171,20 @@ uint32_t perm(uint32_t s0, uint32_t s1, uint32_t sel) {
   }
   return r;
 }
+// v_add_i32 / v_sub_i32 (VOP3 only): wrap-around, or signed saturation with clamp.
+template <bool kSubtract> void v_addsub_i32(Wave& w, const Inst& in) {
+  LaneValues a, b, r;
+  fetch(w, in.src[0], a);
+  fetch(w, in.src[1], b);
+  for (int l = 0; l < kLanes; ++l) {
+    const int64_t x = int32_t(a[l]), y = int32_t(b[l]);
+    int64_t v = kSubtract ? x - y : x + y;
+    if (in.clamp) v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
+    r[l] = uint32_t(v);
+  }
+  store_lanes(w, in.dst[0].index, r);
+}
+
 uint32_t u24(uint32_t v) { return v & 0xffffff; }
 int32_t i24(uint32_t v) { return int32_t(v << 8) >> 8; }
 
@@ -232,6 +248,8 @@ const Entry kVectorIntegerOps[] = {
     {"V_ALIGNBYTE_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) {
        return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3)));
      })>, 0},
+    {"V_ADD_I32", v_addsub_i32<false>, hflag::kIntegerClamp},
+    {"V_SUB_I32", v_addsub_i32<true>, hflag::kIntegerClamp},
     {"V_CNDMASK_B32", v_cndmask_b32, hflag::kImplicitVccIn},
     {"V_ADD_CO_U32", vop_carry<([](uint64_t a, uint64_t b, uint64_t) { return a + b; }), false>, hflag::kImplicitVccOut},
     {"V_SUB_CO_U32", vop_carry<([](uint64_t a, uint64_t b, uint64_t) { return a - b; }), false>, hflag::kImplicitVccOut},

@@ -50,6 +50,7 @@ namespace packed_sel {
 constexpr uint8_t kLowFromHigh = 1;   // op_sel: low result reads dword 1
 constexpr uint8_t kHighFromHigh = 2;  // op_sel_hi: high result reads dword 1
 constexpr uint8_t kNegHigh = 4;       // neg_hi: negate the value feeding the high result
+constexpr uint8_t kHalfHigh = 8;      // 16-bit VOP3 op_sel: a source reads, dst[0] writes, its high half
 }  // namespace packed_sel
 
 // A register range an instruction reads or writes; the race checker walks these.
