@@ -182,3 +182,17 @@ TEST_CASE("cdna4-run: --check lists what the emulator cannot execute", "[runtime
   CHECK(ok.status == 0);
   CHECK_THAT(ok.output, Catch::Contains("k: the emulator can execute every reachable instruction"));
 }
+
+TEST_CASE("cdna4-gemm: --json prints the stats, the race reports and the comparison", "[runtime][cli][gemm]") {
+  const std::string gemm = std::string(CDNA4_BINARY_DIR) + "/cdna4-gemm";
+  const std::string schedule = std::string(CDNA4_SOURCE_DIR) + "/schedules/baseline_256x256x64_w8.json";
+  auto r = run_command({gemm, schedule, "--shape", "64x48x64", "--data", "integer", "--check", "--json"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  CHECK(j["shape"] == nlohmann::json({{"m", 64}, {"n", 48}, {"k", 64}}));
+  CHECK(j["device"] == "emulator");
+  CHECK(j["instructions"].get<uint64_t>() > 0);
+  CHECK(j["races"].empty());
+  CHECK(j["differing_elements"] == 0);
+}

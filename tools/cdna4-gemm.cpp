@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
+#include "report_output.hpp"
 
 namespace {
 
@@ -38,13 +40,18 @@ const char* kUsage =
     "  --check                   compare every element with the CPU reference (one fp32\n"
     "                            FMA chain per element in k order, the emulator's MFMA\n"
     "                            policy) and print bit-exact: yes|no\n"
-    "  -h, --help                this text\n";
+    "  --json                    print the compile and launch stats, race reports and\n"
+    "                            (with --check) differing_elements as JSON instead\n"
+    "  -h, --help                this text\n"
+    "\n"
+    "Race reports (emulator) print one line each, as cdna4-run does.\n"
+    "Exit status: 0 success, 1 error, 2 --check found differences, 3 races reported.\n";
 
 struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
   uint64_t seed = 1;
   unsigned threads = 0;
-  bool check = false, instant = false;
+  bool check = false, instant = false, json = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -67,6 +74,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--threads") o.threads = unsigned(std::stoul(value()));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
+    else if (arg == "--json") o.json = true;
     else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
     else throw cdna4::Error("more than one schedule: " + o.schedule + " and " + arg);
@@ -119,9 +127,42 @@ int main(int argc, char** argv) {
     config.instant_completion = o.instant;
     config.threads = o.threads;
     cdna4::Device device = cdna4::Device::open(o.device, config);
+    cdna4::LaunchOptions launch;
+    launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
-    const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, m, n, k, a, b, out);
+    const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, m, n, k, a, b, out, launch);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::optional<size_t> diff;
+    if (o.check) {
+      const auto expected = cdna4::to_output_bits(cdna4::reference_gemm(a, b, m, n, k), out == cdna4::OutType::bf16);
+      diff = cdna4::differing_elements(run.c, expected, out == cdna4::OutType::f32 ? 4 : 2);
+    }
+    if (!o.c_out.empty()) {
+      std::ofstream f(o.c_out, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
+      if (!f) throw cdna4::Error("cannot write " + o.c_out);
+    }
+    const int status = !run.launch.races.empty() ? 3 : diff.value_or(0) != 0 ? 2 : 0;
+    if (o.json) {
+      nlohmann::json races = nlohmann::json::array();
+      for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
+      nlohmann::json j = {
+          {"schedule", schedule.name},
+          {"shape", {{"m", m}, {"n", n}, {"k", k}}},
+          {"out_type", o.out_type},
+          {"device", device.name()},
+          {"compile_ms", run.compile.total_ms},
+          {"compile_cached", run.compile.cached},
+          {"seconds", run.launch.seconds},
+          {"instructions", run.launch.instructions},
+          {"mfma_macs", run.launch.mfma_macs},
+          {"wall_seconds", wall},
+          {"races", races},
+      };
+      if (diff) j["differing_elements"] = *diff;
+      fmt::print("{}\n", j.dump(2));
+      return status;
+    }
     fmt::print("{}: {}x{}x{} {} on {}\n", schedule.name, m, n, k, o.out_type, device.name());
     fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
                run.launch.seconds);
@@ -129,19 +170,10 @@ int main(int argc, char** argv) {
       fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
                  run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
     fmt::print("; total {:.3f} s\n", wall);
-    if (!o.c_out.empty()) {
-      std::ofstream f(o.c_out, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
-      if (!f) throw cdna4::Error("cannot write " + o.c_out);
-      fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
-    }
-    if (o.check) {
-      const auto expected = cdna4::to_output_bits(cdna4::reference_gemm(a, b, m, n, k), out == cdna4::OutType::bf16);
-      const size_t diff = cdna4::differing_elements(run.c, expected, out == cdna4::OutType::f32 ? 4 : 2);
-      fmt::print("bit-exact: {} ({} of {} elements differ)\n", diff == 0 ? "yes" : "no", diff, m * n);
-      return diff == 0 ? 0 : 2;
-    }
-    return 0;
+    if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
+    if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n);
+    for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+    return status;
   } catch (const cdna4::Error& e) {
     std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
     return 1;
