@@ -1,8 +1,8 @@
 // flat_load / flat_store: each lane's 64-bit address selects LDS (inside the
 // shared aperture: LDS address = address - shared base), global memory
 // (outside both apertures) or fails (private aperture: scratch is not modelled).
-// An instruction whose lanes all hit LDS goes to the LDS queue (lgkmcnt),
-// otherwise to the vector queue (vmcnt); see docs/emulator.md "Apertures and flat".
+// The LDS lanes of an instruction complete on the LDS queue (lgkmcnt), the global
+// lanes on the vector queue (vmcnt); see docs/emulator.md "Apertures and flat".
 #include <fmt/format.h>
 
 #include <cstring>
@@ -19,6 +19,23 @@ namespace {
 // aux: [4:0] bytes per lane, [5] store, [6] sign-extend, [7] store the high half (d16_hi).
 constexpr uint32_t kStore = 1 << 5, kSigned = 1 << 6, kD16Hi = 1 << 7;
 
+// The part of a flat instruction on one queue: LDS lanes go to the LDS queue
+// (lgkmcnt), global lanes to the vector queue (vmcnt).
+PendingOp* begin_part(Wave& w, AsyncClass queue, bool store, const Inst& in, uint64_t lanes, uint32_t dwords) {
+  if (!lanes) return nullptr;
+  PendingOp& op = begin_op(w, queue);
+  if (store) {
+    op.target = queue == AsyncClass::Lds ? PendingOp::Target::Lds : PendingOp::Target::None;
+    return &op;
+  }
+  op.target = PendingOp::Target::Vgpr;
+  op.reg = in.dst[0].index;
+  op.dwords = uint8_t(dwords);
+  op.lanes = lanes;
+  op.values.assign(size_t(dwords) * kLanes, 0);
+  return &op;
+}
+
 // src[0] = vaddr (64-bit), src[1] = data (stores), dst[0] = vdst (loads).
 void flat_op(Wave& w, const Inst& in) {
   uint32_t bytes = in.aux & 0x1f, dwords = (bytes + 3) / 4;
@@ -28,46 +45,40 @@ void flat_op(Wave& w, const Inst& in) {
   fetch(w, in.src[0], hi, 1);
   if (store)
     for (uint32_t d = 0; d < dwords; ++d) fetch(w, in.src[1], data[d], d);
-  uint64_t exec = w.exec(), address[kLanes];
-  bool all_lds = true;
+  uint64_t exec = w.exec(), address[kLanes], lds_lanes = 0;
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     address[l] = (lo[l] | (uint64_t(hi[l]) << 32)) + uint64_t(in.offset);
     if (aperture::in_private(address[l]))
       w.wg->fail(w, in, fmt::format("lane {}: flat address 0x{:x} is in the private (scratch) aperture, which is "
                                     "not modelled", l, address[l]));
-    all_lds = all_lds && aperture::in_shared(address[l]);
+    if (aperture::in_shared(address[l])) lds_lanes |= 1ull << l;
   }
-  AsyncClass queue = all_lds && exec ? AsyncClass::Lds : AsyncClass::Vector;
-  const GlobalMemory& mem = *w.wg->memory;
-  PendingOp& op = begin_op(w, queue);
-  if (!store) {
-    op.target = PendingOp::Target::Vgpr;
-    op.reg = in.dst[0].index;
-    op.dwords = uint8_t(dwords);
-    op.lanes = exec;
-    op.values.assign(size_t(dwords) * kLanes, 0);
-  } else {
-    op.target = PendingOp::Target::Lds;  // global lanes are written at issue
-  }
-  bool track = true;
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    if (aperture::in_shared(address[l])) {
+  // LDS part first: its address checks and race tracking use the op about to be issued.
+  if (PendingOp* op = begin_part(w, AsyncClass::Lds, store, in, lds_lanes, dwords)) {
+    if (bytes < 4) w.wg->fail(w, in, "sub-dword flat access to LDS is not modelled");
+    bool track = true;
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((lds_lanes >> l) & 1)) continue;
       uint32_t at = uint32_t(address[l] - aperture::kSharedBase);
-      if (bytes < 4) w.wg->fail(w, in, "sub-dword flat access to LDS is not modelled");
       check_lds_range(w, in, at, bytes);
       for (uint32_t d = 0; d < dwords; ++d) {
         if (store) {
-          op.lds_address.push_back(at + 4 * d);
-          op.values.push_back(data[d][l]);
+          op->lds_address.push_back(at + 4 * d);
+          op->values.push_back(data[d][l]);
         } else {
-          std::memcpy(&op.values[d * kLanes + l], w.wg->lds.data() + at + 4 * d, 4);
+          std::memcpy(&op->values[d * kLanes + l], w.wg->lds.data() + at + 4 * d, 4);
         }
       }
-      if (track) track = track_lds(w, in, queue, at, bytes, store);
-      continue;
+      if (track) track = track_lds(w, in, AsyncClass::Lds, at, bytes, store);
     }
+    submit(w, in, *op);
+  }
+  const GlobalMemory& mem = *w.wg->memory;
+  PendingOp* op = begin_part(w, AsyncClass::Vector, store, in, exec & ~lds_lanes, dwords);
+  if (!op) return;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec & ~lds_lanes) >> l & 1)) continue;
     if (!mem.contains(address[l], bytes))
       w.wg->fail(w, in, fmt::format("lane {}: access of {} bytes at 0x{:x} is outside every memory region", l, bytes,
                                     address[l]));
@@ -82,12 +93,12 @@ void flat_op(Wave& w, const Inst& in) {
       uint32_t value = 0;
       mem.read(address[l], &value, bytes);
       if (in.aux & kSigned) value = bytes == 2 ? uint32_t(int32_t(int16_t(value))) : uint32_t(int32_t(int8_t(value)));
-      op.values[l] = value;
+      op->values[l] = value;
     } else {
-      for (uint32_t d = 0; d < dwords; ++d) mem.read(address[l] + 4 * d, &op.values[d * kLanes + l], 4);
+      for (uint32_t d = 0; d < dwords; ++d) mem.read(address[l] + 4 * d, &op->values[d * kLanes + l], 4);
     }
   }
-  submit(w, in, op);
+  submit(w, in, *op);
 }
 
 }  // namespace
