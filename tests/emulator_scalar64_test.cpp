@@ -1,5 +1,7 @@
-// 64-bit SOP2/SOPC bit-field operations: s_bfe_u64, s_bfe_i64, s_bfm_b64, s_bitcmp0/1_b64.
+// 64-bit scalar bit operations: s_bfe_u64/i64, s_bfm_b64, s_bitcmp0/1_b64, s_ff1/flbit_i32_b64, s_brev_b64.
 #include <catch2/catch.hpp>
+
+#include <bit>
 
 #include "emulator_test_kernel.hpp"
 
@@ -91,4 +93,22 @@ TEST_CASE("s_bitcmp0_b64 / s_bitcmp1_b64 test bit S1[5:0] of a 64-bit value", "[
     CHECK(run_scalar("  s_bitcmp1_b64 s[20:21], s22", v, bit)[2] == uint32_t(set));
     CHECK(run_scalar("  s_bitcmp0_b64 s[20:21], s22", v, bit)[2] == uint32_t(!set));
   }
+}
+
+TEST_CASE("s_ff1_i32_b64 / s_flbit_i32_b64 find the lowest / highest set bit of 64 (-1 for zero)",
+          "[emulator][scalar64]") {
+  for (uint64_t v : {0x0ull, 0x1ull, 0x8000000000000000ull, 0x0000010000000000ull, 0x00f0000000000100ull}) {
+    INFO("value 0x" << std::hex << v);
+    uint32_t ff1 = v ? uint32_t(std::countr_zero(v)) : 0xffffffffu;
+    uint32_t flbit = v ? uint32_t(std::countl_zero(v)) : 0xffffffffu;
+    CHECK(run_scalar("  s_ff1_i32_b64 s10, s[20:21]", v, 0)[0] == ff1);
+    CHECK(run_scalar("  s_flbit_i32_b64 s10, s[20:21]", v, 0)[0] == flbit);
+  }
+}
+
+TEST_CASE("s_brev_b64 reverses the 64 bits", "[emulator][scalar64]") {
+  const uint64_t v = 0x0123456789abcdefull;
+  uint64_t want = 0;
+  for (int i = 0; i < 64; ++i) want |= ((v >> i) & 1) << (63 - i);
+  CHECK(join(run_scalar("  s_brev_b64 s[10:11], s[20:21]", v, 0)) == want);
 }

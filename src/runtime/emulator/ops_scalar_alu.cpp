@@ -194,6 +194,19 @@ const Entry kScalarOps[] = {
        write_scalar(w, in.dst[0], r);
        w.scc = r != 0;
      })},
+    {"S_FF1_I32_B64", ([](Wave& w, const Inst& in) {
+       uint64_t a = scalar_u64(w, in.src[0]);
+       write_scalar(w, in.dst[0], a ? uint32_t(std::countr_zero(a)) : ~0u);
+     })},
+    {"S_FLBIT_I32_B64", ([](Wave& w, const Inst& in) {
+       uint64_t a = scalar_u64(w, in.src[0]);
+       write_scalar(w, in.dst[0], a ? uint32_t(std::countl_zero(a)) : ~0u);
+     })},
+    {"S_BREV_B64", sop1_64<([](uint64_t a, bool) {
+       uint64_t r = 0;
+       for (int i = 0; i < 64; ++i) r |= ((a >> i) & 1ull) << (63 - i);
+       return Result{r, kKeep};
+     })>},
     {"S_FF1_I32_B32", sop1_32<([](uint32_t a, bool) { return Result{a ? uint32_t(std::countr_zero(a)) : ~0u, kKeep}; })>},
     {"S_FLBIT_I32_B32", sop1_32<([](uint32_t a, bool) { return Result{a ? uint32_t(std::countl_zero(a)) : ~0u, kKeep}; })>},
     {"S_SEXT_I32_I8", sop1_32<([](uint32_t a, bool) { return Result{uint32_t(int32_t(int8_t(a))), kKeep}; })>},
