@@ -1,6 +1,7 @@
 // cdna4-asmgen: gfx950 assembly -> relocatable object or HSA code object, with
 // the kernel metadata on request.
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -169,7 +170,10 @@ int main(int argc, char** argv) {
     if (ends_with(o.input, ".json")) return compile_schedule(o);
     const std::string text = read_text(o.input);
     const auto t0 = std::chrono::steady_clock::now();
-    auto object = cdna4::codegen::assemble(text, o.input);
+    cdna4::codegen::TextAssemblyOptions text_options;  // a file given here may include its neighbours
+    text_options.allow_file_directives = true;
+    text_options.include_dir = std::filesystem::absolute(o.input).parent_path().string();
+    auto object = cdna4::codegen::assemble(text, o.input, text_options);
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<uint8_t> out = object;
     if (o.emit == "hsaco" || o.emit == "metadata") out = cdna4::codegen::link_hsaco(object);

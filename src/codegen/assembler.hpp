@@ -10,10 +10,24 @@ namespace cdna4::codegen {
 
 using Bytes = std::vector<uint8_t>;
 
+// What assembly text may do beyond producing code.
+struct TextAssemblyOptions {
+  // .include and .incbin read files only when allowed, resolved against
+  // include_dir; otherwise the assembler sees no file system at all.
+  bool allow_file_directives = false;
+  std::string include_dir;
+  // Repetition (.rept/.rep/.irp/.irpc, nested counts multiplied) may expand to
+  // at most this many source lines, and .fill/.space/.skip/.zero may reserve at
+  // most this many bytes in all; past either, assembly fails naming the directive.
+  uint64_t max_repeated_lines = uint64_t(1) << 20;
+  uint64_t max_reserved_bytes = uint64_t(64) << 20;
+};
+
 // Assembles gfx950 assembly text into an ELF relocatable object in memory.
 // Throws cdna4::Error naming "<source_name>:line:col: message" for every
 // diagnostic LLVM reports.
-Bytes assemble(std::string_view text, std::string_view source_name = "<input>");
+Bytes assemble(std::string_view text, std::string_view source_name = "<input>",
+               const TextAssemblyOptions& options = {});
 
 namespace isa {
 class Code;
@@ -34,8 +48,9 @@ uint64_t assemble_code_text_fallbacks();
 Bytes link_hsaco(std::span<const uint8_t> object);
 
 // assemble + link.
-inline Bytes build_hsaco(std::string_view text, std::string_view source_name = "<input>") {
-  return link_hsaco(assemble(text, source_name));
+inline Bytes build_hsaco(std::string_view text, std::string_view source_name = "<input>",
+                         const TextAssemblyOptions& options = {}) {
+  return link_hsaco(assemble(text, source_name, options));
 }
 
 }  // namespace cdna4::codegen

@@ -5,6 +5,7 @@
 #include <llvm/MC/MCCodeEmitter.h>
 #include <llvm/MC/MCObjectWriter.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "cdna4/error.hpp"
@@ -28,6 +29,7 @@ AssemblySession::AssemblySession(std::string_view text, std::string_view source_
   sources_.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()),
                                                                    std::string(source_name)),
                               llvm::SMLoc());
+  sources_.setVirtualFileSystem(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
   sources_.setDiagHandler(
       [](const llvm::SMDiagnostic& d, void* log) { static_cast<DiagnosticLog*>(log)->add(d); }, &log_);
   sti_.reset(t.target->createMCSubtargetInfo(t.triple, "gfx950", ""));
@@ -40,6 +42,21 @@ AssemblySession::AssemblySession(std::string_view text, std::string_view source_
 }
 
 AssemblySession::~AssemblySession() = default;
+
+void AssemblySession::restrict_files(const TextAssemblyOptions& options) {
+  if (!options.allow_file_directives) {
+    sources_.setVirtualFileSystem(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
+    sources_.setIncludeDirs({});
+    return;
+  }
+  // Its own working directory, so relative names resolve against include_dir
+  // and never against the process's.
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files(llvm::vfs::createPhysicalFileSystem().release());
+  if (!options.include_dir.empty() && files->setCurrentWorkingDirectory(options.include_dir))
+    throw Error(fmt::format("include directory {} cannot be used", options.include_dir));
+  sources_.setVirtualFileSystem(files);
+  sources_.setIncludeDirs({});
+}
 
 void AssemblySession::stream_to_object() {
   const AmdgpuTarget& t = AmdgpuTarget::gfx950();

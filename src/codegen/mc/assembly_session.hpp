@@ -36,6 +36,10 @@ class AssemblySession {
   AssemblySession(const AssemblySession&) = delete;
   AssemblySession& operator=(const AssemblySession&) = delete;
 
+  // What .include / .incbin may read (see TextAssemblyOptions). Sessions that
+  // are not given options see no file system.
+  void restrict_files(const TextAssemblyOptions& options);
+
   llvm::MCContext& context() { return *ctx_; }
   const llvm::MCSubtargetInfo& subtarget() const { return *sti_; }
 
