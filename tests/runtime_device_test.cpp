@@ -110,6 +110,14 @@ TEST_CASE("device: emulator buffers round-trip and check their bounds", "[runtim
   CHECK(b.download<uint32_t>() == std::vector<uint32_t>(4, 0));
 }
 
+TEST_CASE("device: a huge allocation is refused, never a wrapped tiny block", "[runtime]") {
+  Device dev = Device::emulator();
+  for (size_t bytes : {SIZE_MAX, SIZE_MAX - 4095, SIZE_MAX / 2, (size_t(1) << 40) + 1})
+    CHECK_THAT(error_of([&] { dev.alloc(bytes); }), Catch::Contains("cannot allocate") && Catch::Contains("1 TiB"));
+  Buffer ok = dev.alloc(1 << 20);
+  CHECK(ok.size() == size_t(1) << 20);
+}
+
 TEST_CASE("device: names are 'emulator' and 'hsa'", "[runtime]") {
   CHECK(Device::open("emulator").name() == "emulator");
   CHECK_THAT(error_of([] { Device::open("cuda"); }), Catch::Contains("unknown device 'cuda'"));

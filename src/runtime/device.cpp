@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <new>
+
 #include "cdna4/runtime.hpp"
 #include "runtime/backend.hpp"
 
@@ -7,6 +9,8 @@ namespace cdna4 {
 namespace {
 
 constexpr uint32_t kMaxLdsBytes = 160 * 1024;
+// Far above any gfx950's memory, far below where size arithmetic could wrap.
+constexpr size_t kMaxBufferBytes = size_t(1) << 40;
 
 }  // namespace
 
@@ -22,7 +26,16 @@ Device Device::open(const std::string& name, const EmulatorConfig& config) {
 
 const std::string& Device::name() const { return backend_->name(); }
 
-Buffer Device::alloc(size_t bytes) { return Buffer(backend_->alloc(bytes)); }
+Buffer Device::alloc(size_t bytes) {
+  if (bytes > kMaxBufferBytes)
+    throw Error(fmt::format("{}: cannot allocate {} bytes; a buffer holds at most {} bytes (1 TiB)",
+                            backend_->name(), bytes, kMaxBufferBytes));
+  try {
+    return Buffer(backend_->alloc(bytes));
+  } catch (const std::bad_alloc&) {
+    throw Error(fmt::format("{}: out of memory allocating {} bytes", backend_->name(), bytes));
+  }
+}
 
 namespace {
 
