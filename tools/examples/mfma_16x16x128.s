@@ -1,6 +1,6 @@
 // C[16x16] (f32) = A[16x128] (bf16, row-major) * Bt[16x128]^T (bf16, row-major),
 // one wave. The four 16x32 k-chunks of A and Bt are staged through LDS with
-// LDS-DMA loads (lane l writes LDS at M0 + 16*l); the wave waits for two loads
+// LDS-DMA loads (lane l writes LDS at M0 + inst_offset + 16*l); the wave waits for two loads
 // at a time (vmcnt 6, 4, 2, 0) and runs one MFMA per chunk.
 // Kernel arguments: A, Bt, C (global pointers).
 	.amdhsa_code_object_version 5
@@ -33,6 +33,11 @@ mfma_16x16x128:
 	s_mov_b32 s20, s8
 	s_and_b32 s21, s9, 0xffff
 	// Eight LDS-DMA loads: A chunk c -> LDS c*1024, Bt chunk c -> LDS 4096 + c*1024.
+	// The chunk's global step goes in soffset: an instruction offset would move
+	// the LDS address too (LDS = M0 + inst_offset + 16*lane).
+	s_mov_b32 s24, 64
+	s_mov_b32 s25, 128
+	s_mov_b32 s26, 192
 	s_mov_b32 m0, 0
 	s_nop 0
 	buffer_load_dwordx4 v3, s[12:15], 0 offen lds
@@ -41,22 +46,22 @@ mfma_16x16x128:
 	buffer_load_dwordx4 v3, s[16:19], 0 offen lds
 	s_mov_b32 m0, 0x400
 	s_nop 0
-	buffer_load_dwordx4 v3, s[12:15], 0 offen offset:64 lds
+	buffer_load_dwordx4 v3, s[12:15], s24 offen lds
 	s_mov_b32 m0, 0x1400
 	s_nop 0
-	buffer_load_dwordx4 v3, s[16:19], 0 offen offset:64 lds
+	buffer_load_dwordx4 v3, s[16:19], s24 offen lds
 	s_mov_b32 m0, 0x800
 	s_nop 0
-	buffer_load_dwordx4 v3, s[12:15], 0 offen offset:128 lds
+	buffer_load_dwordx4 v3, s[12:15], s25 offen lds
 	s_mov_b32 m0, 0x1800
 	s_nop 0
-	buffer_load_dwordx4 v3, s[16:19], 0 offen offset:128 lds
+	buffer_load_dwordx4 v3, s[16:19], s25 offen lds
 	s_mov_b32 m0, 0xc00
 	s_nop 0
-	buffer_load_dwordx4 v3, s[12:15], 0 offen offset:192 lds
+	buffer_load_dwordx4 v3, s[12:15], s26 offen lds
 	s_mov_b32 m0, 0x1c00
 	s_nop 0
-	buffer_load_dwordx4 v3, s[16:19], 0 offen offset:192 lds
+	buffer_load_dwordx4 v3, s[16:19], s26 offen lds
 	v_accvgpr_write_b32 a0, 0
 	v_accvgpr_write_b32 a1, 0
 	v_accvgpr_write_b32 a2, 0
@@ -112,7 +117,7 @@ mfma_16x16x128:
 		.amdhsa_system_sgpr_workgroup_id_x 1
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 52
-		.amdhsa_next_free_sgpr 24
+		.amdhsa_next_free_sgpr 27
 		.amdhsa_accum_offset 48
 		.amdhsa_reserve_vcc 1
 	.end_amdhsa_kernel
@@ -129,7 +134,7 @@ amdhsa.kernels:
     .group_segment_fixed_size: 8192
     .private_segment_fixed_size: 0
     .wavefront_size: 64
-    .sgpr_count: 26
+    .sgpr_count: 29
     .vgpr_count: 52
     .agpr_count: 4
     .max_flat_workgroup_size: 64
