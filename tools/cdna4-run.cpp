@@ -56,6 +56,8 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
+  --max-instructions N    emulator: stop after N wave-instructions (default 2^36; 0: no limit)
+  --timeout SECONDS       emulator: stop after SECONDS of wall time (default 600; 0: no limit)
   --list                  print the kernels and their arguments, then exit
   --check                 list every instruction reachable from the kernel's entry
                           (all kernels without --kernel) that the emulator cannot
@@ -84,6 +86,8 @@ struct Options {
   std::map<std::string, std::string> bufs, fills, args, outs;
   uint32_t dynamic_lds = 0;
   std::optional<uint64_t> seed;
+  std::optional<uint64_t> max_instructions;
+  std::optional<double> timeout;
   bool instant = false;
   std::optional<std::string> kernarg_file;
   std::optional<uint64_t> kernarg_size;
@@ -99,6 +103,14 @@ uint64_t parse_uint(const std::string& text, const std::string& what) {
   auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value, base);
   if (ec != std::errc() || end != text.data() + text.size() || begin == end)
     throw UsageError(fmt::format("{}: '{}' is not a non-negative integer", what, text));
+  return value;
+}
+
+double parse_seconds(const std::string& text, const std::string& what) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= 0) || value > 1e9)
+    throw UsageError(fmt::format("{}: '{}' is not a number of seconds (0 to 1e9)", what, text));
   return value;
 }
 
@@ -159,6 +171,8 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds"));
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
+    else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
+    else if (a == "--timeout") o.timeout = parse_seconds(value(), "--timeout");
     else if (a == "--kernarg") o.kernarg_file = value();
     else if (a == "--kernarg-size") o.kernarg_size = parse_size(value(), "--kernarg-size");
     else if (a == "--list") o.list = true;
@@ -386,6 +400,8 @@ cdna4::LaunchOptions launch_options(const Options& o) {
   launch.dynamic_lds = o.dynamic_lds;
   launch.on_race = cdna4::OnRace::Report;
   launch.grid_unit = o.global ? cdna4::GridUnit::WorkItems : cdna4::GridUnit::Workgroups;
+  launch.max_instructions = o.max_instructions;
+  launch.time_limit_seconds = o.timeout;
   return launch;
 }
 

@@ -11,4 +11,10 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A launch stopped by its instruction budget, its time limit or a cancel request.
+class LimitError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace cdna4

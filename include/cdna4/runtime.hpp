@@ -7,6 +7,7 @@
 //   cdna4::Buffer a = dev.alloc(bytes);
 //   a.upload(host.data(), bytes);
 //   auto stats = dev.launch(kernel, {blocks}, {256}, {a, b, c, n});
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -150,6 +151,11 @@ struct LaunchOptions {
   // Emulator only: override the device's settings for this launch.
   std::optional<uint64_t> seed;
   std::optional<bool> instant_completion;
+  std::optional<uint64_t> max_instructions;  // see EmulatorConfig
+  std::optional<double> time_limit_seconds;
+  // Set to true from another thread to stop the launch; it then throws
+  // LimitError naming where each stopped.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct LaunchStats {
@@ -175,6 +181,10 @@ struct EmulatorConfig {
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
   unsigned threads = 0;             // host threads running workgroups; 0 = all cores
   size_t max_races = 16;
+  // Bounds on one launch; hitting one throws LimitError naming the workgroup,
+  // wave and pc. 0 means no limit.
+  uint64_t max_instructions = uint64_t(1) << 36;  // wave-instructions (about 7e10)
+  double time_limit_seconds = 600;                // wall-clock seconds
 };
 
 // An instruction of a kernel the emulator cannot execute; occurrences with the

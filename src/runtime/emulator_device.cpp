@@ -90,6 +90,9 @@ class EmulatorBackend : public Backend {
     emu_options.max_delay = config_.max_delay;
     emu_options.threads = config_.threads;
     emu_options.max_races = config_.max_races;
+    emu_options.max_instructions = options.max_instructions.value_or(config_.max_instructions);
+    emu_options.time_limit_seconds = options.time_limit_seconds.value_or(config_.time_limit_seconds);
+    emu_options.cancel = options.cancel;
 
     emu::RunStats run = emu::run(kernel.code_object(), kernel.info(), dispatch, emu_options);
     LaunchStats stats;

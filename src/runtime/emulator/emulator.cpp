@@ -71,8 +71,9 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   regions.push_back({reinterpret_cast<uint64_t>(packet.data()), packet.size()});
   GlobalMemory memory(std::move(regions));
 
+  RunLimits limits(options, start);
   WorkgroupSetup setup{program.get(), &kernel, &memory, &dispatch, kernarg_address,
-                       reinterpret_cast<uint64_t>(packet.data()), options};
+                       reinterpret_cast<uint64_t>(packet.data()), options, &limits};
 
   const uint64_t total = uint64_t(dispatch.grid[0]) * dispatch.grid[1] * dispatch.grid[2];
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -92,6 +93,8 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
       uint32_t id[3] = {uint32_t(linear % dispatch.grid[0]), uint32_t((linear / dispatch.grid[0]) % dispatch.grid[1]),
                         uint32_t(linear / (uint64_t(dispatch.grid[0]) * dispatch.grid[1]))};
       try {
+        if (auto hit = limits.check())
+          throw LimitError(fmt::format("emulator: {} before workgroup ({},{},{}) started", *hit, id[0], id[1], id[2]));
         run_workgroup(wg, setup, id);
       } catch (...) {
         std::lock_guard lock(mutex);

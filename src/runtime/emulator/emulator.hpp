@@ -1,6 +1,7 @@
 #pragma once
 // gfx950 emulator: executes the .text bytes of a code object for a whole grid.
 // It depends only on the code-object reader, never on the code generator.
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct EmulatorOptions {
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
   unsigned threads = 0;             // host threads for workgroups; 0 = hardware concurrency
   size_t max_races = 16;            // stop collecting after this many reports
+  uint64_t max_instructions = 0;    // wave-instructions per run; 0 = no limit
+  double time_limit_seconds = 0;    // wall clock per run; 0 = no limit
+  const std::atomic<bool>* cancel = nullptr;  // stops the run when set
 };
 
 using RaceReport = cdna4::RaceReport;  // races and wait-state hazards, as the public API reports them

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "runtime/emulator/race_location.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_kinds.hpp"
+#include "runtime/emulator/race_location.hpp"
 #include "runtime/emulator/workgroup.hpp"
 
 namespace cdna4::emu {

@@ -173,6 +173,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
 
   const Program& p = *s.program;
   const uint32_t end = static_cast<uint32_t>(p.insts.size());
+  uint32_t unbilled = 0;  // instructions not yet charged to the run's budget
   while (Wave* w = pick_wave(wg)) {
     uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
     for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
@@ -190,6 +191,12 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
       if (w->status != WaveStatus::Waiting) {
         ++wg.instructions;
         note_issued(*w, in);
+      }
+      if (++unbilled == RunLimits::kBatch) {
+        unbilled = 0;
+        if (auto hit = s.limits->charge(RunLimits::kBatch))
+          throw LimitError(fmt::format("emulator: {} in workgroup ({},{},{}) wave {} at 0x{:x} '{}'", *hit, wg.id[0],
+                                       wg.id[1], wg.id[2], w->id, p.insts[w->pc].pc, p.disasm[w->pc]));
       }
     }
   }

@@ -1,0 +1,102 @@
+// Every launch is bounded: an instruction budget, a time limit and a cancel flag
+// stop a kernel that never ends, naming where it was.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "cdna4/runtime.hpp"
+#include "emulator_test_kernel.hpp"
+#include "support/errors.hpp"
+#include "support/process.hpp"
+
+using namespace cdna4;
+using cdna4::test::error_of;
+
+namespace {
+
+Kernel endless() {
+  return Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source("  s_nop 0\nloop:\n  s_branch loop\n")));
+}
+
+template <class F>
+std::string limit_error_of(F f) {
+  try {
+    f();
+  } catch (const LimitError& e) {
+    return e.what();
+  }
+  return "no LimitError";
+}
+
+}  // namespace
+
+TEST_CASE("limits: an endless kernel stops at the instruction budget, naming workgroup, wave and pc", "[emulator][limits]") {
+  Device dev = Device::emulator();
+  LaunchOptions o;
+  o.max_instructions = 100000;
+  for (bool instant : {false, true}) {
+    o.instant_completion = instant;
+    std::string e = limit_error_of([&] { dev.launch(endless(), {1}, {64}, KernargBlock(0), o); });
+    CHECK_THAT(e, Catch::Contains("instruction budget of 100000 wave-instructions exhausted in workgroup (0,0,0) wave 0 at 0x4 's_branch"));
+  }
+}
+
+TEST_CASE("limits: the time limit stops an endless kernel and a huge grid", "[emulator][limits]") {
+  Device dev = Device::emulator();
+  LaunchOptions o;
+  o.max_instructions = 0;
+  o.time_limit_seconds = 0.3;
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_THAT(limit_error_of([&] { dev.launch(endless(), {1}, {64}, KernargBlock(0), o); }),
+             Catch::Contains("time limit of 0.3 s exceeded in workgroup (0,0,0)"));
+  Kernel tiny = Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source("  s_endpgm\n")));
+  emutest::KernelShape shape;
+  CHECK_THAT(limit_error_of([&] { dev.launch(tiny, {65536, 65536, 65536}, {64}, KernargBlock(0), o); }),
+             Catch::Contains("time limit of 0.3 s exceeded"));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 10.0);
+}
+
+TEST_CASE("limits: a launch can be cancelled from another thread", "[emulator][limits]") {
+  Device dev = Device::emulator();
+  std::atomic<bool> cancel{false};
+  LaunchOptions o;
+  o.max_instructions = 0;
+  o.time_limit_seconds = 0;
+  o.cancel = &cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  std::string e = limit_error_of([&] { dev.launch(endless(), {4}, {256}, KernargBlock(0), o); });
+  canceller.join();
+  CHECK_THAT(e, Catch::Contains("launch cancelled"));
+}
+
+TEST_CASE("limits: the defaults are finite and a normal launch is within them", "[emulator][limits]") {
+  EmulatorConfig config;
+  CHECK(config.max_instructions == uint64_t(1) << 36);
+  CHECK(config.time_limit_seconds == 600);
+  Device dev = Device::emulator();
+  LaunchOptions o;
+  o.max_instructions = 5000;  // the kernel runs 64 waves x 2 instructions
+  CHECK_NOTHROW(dev.launch(Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source("  s_nop 0\n  s_endpgm\n"))),
+                           {16}, {256}, KernargBlock(0), o));
+}
+
+TEST_CASE("cdna4-run: --max-instructions and --timeout stop an endless kernel with exit status 1", "[emulator][limits][cli]") {
+  test::TempDir dir;
+  test::write_binary(dir.file("loop.hsaco"), endless().hsaco());
+  const std::string run = std::string(CDNA4_BINARY_DIR) + "/cdna4-run";
+  auto budget = test::run_command({run, dir.file("loop.hsaco"), "--grid", "1", "--block", "64", "--kernarg-size", "0",
+                                   "--max-instructions", "10000"});
+  CHECK(budget.status == 1);
+  CHECK_THAT(budget.output, Catch::Contains("instruction budget of 10000 wave-instructions exhausted in workgroup (0,0,0) wave 0 at 0x4"));
+  auto timeout = test::run_command({run, dir.file("loop.hsaco"), "--grid", "1", "--block", "64", "--kernarg-size", "0",
+                                    "--max-instructions", "0", "--timeout", "0.2"});
+  CHECK(timeout.status == 1);
+  CHECK_THAT(timeout.output, Catch::Contains("time limit of 0.2 s exceeded"));
+  auto bad = test::run_command({run, dir.file("loop.hsaco"), "--grid", "1", "--block", "64", "--timeout", "-1"});
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--timeout: '-1' is not a number of seconds"));
+}
