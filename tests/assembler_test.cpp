@@ -97,7 +97,7 @@ TEST_CASE("the reader returns what the directives set", "[foundation][code_objec
   CHECK(k.accum_offset == 48);
   CHECK(k.vgpr_count == 52);
   CHECK(k.agpr_count == 4);
-  CHECK(k.sgpr_count == 26);
+  CHECK(k.sgpr_count == 29);
   CHECK(k.wavefront_size == 64);
   CHECK(k.max_flat_workgroup_size == 64);
   CHECK(k.user_sgpr_kernarg_ptr());

@@ -100,3 +100,22 @@ TEST_CASE("cdna4-run: --max-instructions and --timeout stop an endless kernel wi
   CHECK(bad.status == 2);
   CHECK_THAT(bad.output, Catch::Contains("--timeout: '-1' is not a number of seconds"));
 }
+
+TEST_CASE("registers: a kernel may name only the registers its descriptor allocates", "[emulator][limits]") {
+  emutest::KernelShape small;
+  small.vgprs = 8;
+  small.accum_offset = 4;
+  small.sgprs = 8;
+  auto run_body = [&](const std::string& body) {
+    emutest::TestKernel k = emutest::TestKernel::build(body + "  s_endpgm\n", small);
+    emutest::Args args;
+    return error_of([&] { emutest::run(k, args.dispatch()); });
+  };
+  CHECK_THAT(run_body("  v_mov_b32 v255, 0\n"),
+             Catch::Contains("names v255 but the kernel descriptor allocates 8 vector (VGPR + AGPR) registers"));
+  CHECK_THAT(run_body("  v_accvgpr_write_b32 a255, 0\n"), Catch::Contains("names v259 but the kernel descriptor allocates 8"));
+  CHECK_THAT(run_body("  s_mov_b32 s100, 0\n"),
+             Catch::Contains("names s100 but the kernel descriptor allocates 16 scalar registers"));
+  CHECK_THAT(run_body("  v_mov_b64 v[6:7], 0\n  v_accvgpr_write_b32 a3, 0\n  s_mov_b32 s15, 0\n  s_mov_b32 vcc_lo, 0\n  s_mov_b32 m0, 0\n"),
+             Catch::Equals("no error"));
+}

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <mutex>
 
@@ -344,6 +345,10 @@ AsyncClass async_class_of(OperandForm form) {
 }
 
 void add_access(Inst& in, const Operand& op, bool write) {
+  uint32_t end = uint32_t(op.index) + op.dwords;
+  if (op.kind == OperandKind::Vgpr) in.vgpr_end = uint16_t(std::max<uint32_t>(in.vgpr_end, end));
+  if (op.kind == OperandKind::Sgpr && op.index < sreg::kGeneralCount)
+    in.sgpr_end = uint8_t(std::max<uint32_t>(in.sgpr_end, std::min<uint32_t>(end, sreg::kGeneralCount)));
   if (!op.is_reg() || in.num_access >= std::size(in.access)) return;
   in.access[in.num_access++] = RegAccess{op.index, op.dwords, op.kind == OperandKind::Vgpr, write};
 }

@@ -15,6 +15,7 @@ using Handler = void (*)(Wave&, const Inst&);
 // Scalar register numbers follow the hardware encoding, so VCC, M0 and EXEC are
 // plain entries of the scalar file.
 namespace sreg {
+constexpr uint16_t kGeneralCount = 102;  // s0..s101; the rest are special registers
 constexpr uint16_t kFlatScratchLo = 102;
 constexpr uint16_t kVccLo = 106;
 constexpr uint16_t kM0 = 124;
@@ -80,6 +81,8 @@ struct Inst {
   AsyncClass async = AsyncClass::None;  // queue a memory instruction's completion goes to
   uint8_t num_access = 0;
   RegAccess access[8];
+  uint16_t vgpr_end = 0;  // one past the highest unified vector register it names
+  uint8_t sgpr_end = 0;   // one past the highest general SGPR (s0..s101) it names
 };
 
 // What the wait-state hazard rules need to know of an instruction (hazard_check.hpp).

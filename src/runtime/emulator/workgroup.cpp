@@ -174,11 +174,21 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   const Program& p = *s.program;
   const uint32_t end = static_cast<uint32_t>(p.insts.size());
   uint32_t unbilled = 0;  // instructions not yet charged to the run's budget
+  // What the descriptor allocates (granules of 8 on gfx950, unified VGPR+AGPR
+  // file); naming a register past it is refused as hardware would fault.
+  const uint32_t vgpr_alloc = std::min<uint32_t>(kRegisterFile, (k.vgpr_granule_count + 1) * 8);
+  const uint32_t sgpr_alloc = std::min<uint32_t>(sreg::kGeneralCount, (k.sgpr_granule_count + 1) * 8);
   while (Wave* w = pick_wave(wg)) {
     uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
     for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
       if (w->pc >= end) throw Error(fmt::format("emulator: wave {} ran past the end of .text", w->id));
       const Inst& in = p.insts[w->pc];
+      if (in.vgpr_end > vgpr_alloc || in.sgpr_end > sgpr_alloc) [[unlikely]]
+        wg.fail(*w, in, fmt::format("names {} but the kernel descriptor allocates {} {} registers",
+                                    in.vgpr_end > vgpr_alloc ? fmt::format("v{}", in.vgpr_end - 1)
+                                                             : fmt::format("s{}", in.sgpr_end - 1),
+                                    in.vgpr_end > vgpr_alloc ? vgpr_alloc : sgpr_alloc,
+                                    in.vgpr_end > vgpr_alloc ? "vector (VGPR + AGPR)" : "scalar"));
       if (wg.track_races) {
         retire_completed(*w);
         check_register_races(*w, in);
