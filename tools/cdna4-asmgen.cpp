@@ -18,6 +18,7 @@
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
 #include "codegen/gemm/loop_picture.hpp"
+#include "input_file.hpp"
 
 namespace {
 
@@ -45,10 +46,11 @@ struct Options {
   bool print_metadata = false, picture = false;
 };
 
+// Hand-written kernels are far smaller; a device or a pipe is refused before reading.
+constexpr uint64_t kMaxInputBytes = uint64_t(256) << 20;
+
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw cdna4::Error("cannot open " + path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return cdna4::tools::read_text_at_most(path, kMaxInputBytes, "assembly input");
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {

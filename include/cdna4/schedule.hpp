@@ -110,6 +110,11 @@ struct OpInstance {
   std::optional<int> vmcnt, lgkmcnt;  // counts to emit before the instance
 };
 std::vector<OpInstance> expand(const Schedule& s, int k_tiles, int group);
+// The first iteration not shaped by the start of K: iterations i in
+// [translation_invariant_from(s), k_tiles) expand to the same instances for any
+// k_tiles (with k = i - stage): every op is present and every wait looks back only
+// at issued loads. The end of K shapes only iterations i >= k_tiles.
+int translation_invariant_from(const Schedule& s);
 Region region_of(const Schedule& s, int iteration, int k_tiles);
 std::string describe_iteration(const Schedule& s, int iteration, int k_tiles);  // "prologue iteration i=0"
 

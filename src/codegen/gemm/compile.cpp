@@ -1,5 +1,7 @@
 // compile(schedule, shape): plan, verify, lower, assemble, link; with a cache.
+#include <charconv>
 #include <chrono>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 #include <mutex>
@@ -9,6 +11,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "codegen/assembler.hpp"
+#include "common/checked.hpp"
 #include "codegen/gemm/lower_gemm.hpp"
 #include "codegen/isa/instruction.hpp"
 
@@ -55,6 +58,16 @@ void model_occupancy(CompileStats& st, int waves_per_workgroup) {
   st.occupancy_limit = by_registers <= by_lds ? "registers" : "LDS";
 }
 
+// HSA dispatch packets carry the grid in work-items as 32-bit numbers per dimension.
+Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
+  const int64_t x = checked::ceil_div<int64_t>(sh.n, s.tile_n), y = checked::ceil_div<int64_t>(sh.m, s.tile_m);
+  const int64_t block = int64_t(s.waves) * 64;
+  if (x * block > int64_t(UINT32_MAX) || y > int64_t(UINT32_MAX))
+    throw Error(fmt::format("shape {}: grid {}x{} workgroups of {} work-items exceeds the 32-bit grid size of a dispatch",
+                            sh.to_string(), x, y, block));
+  return Dim3(uint32_t(x), uint32_t(y));
+}
+
 }  // namespace
 
 std::string GemmShape::to_string() const {
@@ -62,16 +75,25 @@ std::string GemmShape::to_string() const {
 }
 
 GemmShape parse_shape(const std::string& text) {
+  const auto malformed = [&] { return Error(fmt::format("shape '{}': expected MxNxK, e.g. 1024x1024x1024", text)); };
+  int64_t dims[3] = {};
+  const char* names[3] = {"M", "N", "K"};
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0 && (p == end || *p++ != 'x')) throw malformed();
+    if (p == end || !std::isdigit(static_cast<unsigned char>(*p))) throw malformed();  // no sign, no space
+    const auto [next, ec] = std::from_chars(p, end, dims[i]);
+    if (ec == std::errc::result_out_of_range)
+      throw Error(fmt::format("shape '{}': {} does not fit in a signed 64-bit integer", text, names[i]));
+    if (ec != std::errc()) throw malformed();
+    p = next;
+  }
+  if (p != end) throw malformed();
   GemmShape sh;
-  long long m = 0, n = 0, k = 0;
-  char x1 = 0, x2 = 0;
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%lld%c%lld%c%lld%n", &m, &x1, &n, &x2, &k, &consumed) != 5 || x1 != 'x' ||
-      x2 != 'x' || size_t(consumed) != text.size())
-    throw Error(fmt::format("shape '{}': expected MxNxK, e.g. 1024x1024x1024", text));
-  sh.m = m;
-  sh.n = n;
-  sh.k = k;
+  sh.m = dims[0];
+  sh.n = dims[1];
+  sh.k = dims[2];
   return sh;
 }
 
@@ -110,8 +132,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 
   out.kernel = Kernel::from_hsaco(std::move(hsaco), name);
   out.shape = shape;
-  out.grid = Dim3(uint32_t((shape.n + planned.tile_n - 1) / planned.tile_n),
-                  uint32_t((shape.m + planned.tile_m - 1) / planned.tile_m));
+  out.grid = grid_for(planned, shape);
   out.block = Dim3(uint32_t(planned.waves * 64));
   st.instructions = int(lowered.code.instruction_count());
   st.loop_instructions = lowered.loop_instructions;

@@ -1,10 +1,12 @@
 #include "codegen/gemm/lower_gemm.hpp"
 
 #include <bit>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
+#include "common/checked.hpp"
 #include "codegen/gemm/context.hpp"
 #include "codegen/isa/hazards.hpp"
 
@@ -35,14 +37,17 @@ void validate_shape(const GemmShape& sh) {
   if (sh.m < 1 || sh.n < 1 || sh.k < 1) fail("M, N and K must be at least 1");
   if (sh.k % 8 != 0)
     fail(fmt::format("K must be a multiple of 8 (each lane loads 8 consecutive k); pad A and B with zero columns "
-                     "to K={} (run_gemm does this)", (sh.k + 7) / 8 * 8));
+                     "to K={} (run_gemm does this)", checked::ceil_div<int64_t>(sh.k, 8) * 8));
   if (sh.a_ld() < sh.k || sh.b_ld() < sh.k || sh.c_ld() < sh.n) fail("a leading dimension is smaller than its row");
   if (sh.a_ld() % 8 != 0 || sh.b_ld() % 8 != 0)
     fail("lda and ldb must be multiples of 8 elements (rows start on 16 bytes)");
-  const int c_elem = sh.out == OutType::f32 ? 4 : 2;
-  if (sh.m * sh.a_ld() * 2 >= kMaxOperandBytes || sh.n * sh.b_ld() * 2 >= kMaxOperandBytes ||
-      sh.m * sh.c_ld() * c_elem >= kMaxOperandBytes)
-    fail("each of A, B and C must stay below 1 GiB");
+  const int64_t c_elem = sh.out == OutType::f32 ? 4 : 2;
+  // The buffer descriptors' num_records is 32 bits and lane offsets must stay
+  // below the out-of-range marks: each operand, rows * leading dimension, < 1 GiB.
+  const auto below_limit = [](std::optional<int64_t> bytes) { return bytes && *bytes < kMaxOperandBytes; };
+  if (!below_limit(checked::mul<int64_t>(sh.m, sh.a_ld(), 2)) || !below_limit(checked::mul<int64_t>(sh.n, sh.b_ld(), 2)) ||
+      !below_limit(checked::mul<int64_t>(sh.m, sh.c_ld(), c_elem)))
+    fail("each of A, B and C must stay below 1 GiB (rows x leading dimension x element size)");
 }
 
 std::string LoweredGemm::assembly() const {

@@ -1,6 +1,7 @@
 // The schedule's instance stream (prologue, steady state, epilogue) as code. The
 // stream is exact for the shape's K; iterations that repeat with the period of
 // the LDS slots and register versions become a loop, the rest stays straight-line.
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -33,9 +34,9 @@ Signature signature(const GemmContext& ctx, const Iteration& it) {
   return sig;
 }
 
-std::vector<Iteration> iterations_of(const GemmContext& ctx, int group) {
+std::vector<Iteration> iterations_of(const GemmContext& ctx, int k_tiles, int group) {
   std::vector<Iteration> out;
-  for (const OpInstance& inst : expand(ctx.schedule, ctx.k_tiles, group)) {
+  for (const OpInstance& inst : expand(ctx.schedule, k_tiles, group)) {
     if (out.empty() || out.back().index != inst.iteration) out.push_back({inst.iteration, {}});
     out.back().instances.push_back(inst);
   }
@@ -88,15 +89,59 @@ LoopRun find_loop(const std::vector<Signature>& sigs, int period) {
   return best;
 }
 
+// The iterations to emit and the loop among them. A long K is lowered from a
+// short stand-in K with the same residue modulo the period: the extra periods
+// are translation-invariant iterations, which become extra loop trips. So
+// lowering costs the same for every K past a few periods.
+struct MainLoopPlan {
+  std::vector<Iteration> iterations;  // of the stand-in K
+  LoopRun loop;
+  size_t inserted_at = 0;   // position where the extra periods belong
+  int inserted_iterations = 0;
+};
+
+MainLoopPlan plan_main_loop(const GemmContext& ctx, int group, int period) {
+  const int invariant_from = translation_invariant_from(ctx.schedule);
+  const int shortest = invariant_from + 4 * period + depth(ctx.schedule);
+  int stand_in = ctx.k_tiles;
+  if (ctx.k_tiles > shortest + period) stand_in = shortest + (ctx.k_tiles - shortest) % period;
+  MainLoopPlan plan;
+  plan.iterations = iterations_of(ctx, stand_in, group);
+  std::vector<Signature> sigs;
+  for (const auto& it : plan.iterations) sigs.push_back(signature(ctx, it));
+  plan.loop = find_loop(sigs, period);
+  if (stand_in == ctx.k_tiles) return plan;
+
+  // Insert at a trip boundary inside the loop and inside [invariant_from, stand_in].
+  const auto& its = plan.iterations;
+  const auto index_at = [&](size_t pos) { return pos < its.size() ? its[pos].index : its.back().index + 1; };
+  size_t end_of_invariant = plan.loop.first;
+  while (end_of_invariant < its.size() && its[end_of_invariant].index < stand_in) ++end_of_invariant;
+  const size_t loop_end = plan.loop.first + size_t(plan.loop.trips) * period;
+  const size_t q = plan.loop.first + (std::min(loop_end, end_of_invariant) - plan.loop.first) / period * period;
+  if (plan.loop.trips < 2 || index_at(q) < invariant_from || index_at(q) > stand_in) {
+    // Not expected for any schedule; the exact stream is always correct.
+    plan = MainLoopPlan{iterations_of(ctx, ctx.k_tiles, group), {}, 0, 0};
+    sigs.clear();
+    for (const auto& it : plan.iterations) sigs.push_back(signature(ctx, it));
+    plan.loop = find_loop(sigs, period);
+    return plan;
+  }
+  const int extra_trips = (ctx.k_tiles - stand_in) / period;
+  plan.loop.trips += extra_trips;
+  plan.inserted_at = q;
+  plan.inserted_iterations = extra_trips * period;
+  return plan;
+}
+
 }  // namespace
 
 void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix) {
   Code& c = ctx.code;
-  const std::vector<Iteration> its = iterations_of(ctx, group);
-  std::vector<Signature> sigs;
-  for (const auto& it : its) sigs.push_back(signature(ctx, it));
   const int period = std::lcm(ctx.geo.lds_buffers, ctx.geo.register_versions);
-  const LoopRun loop = find_loop(sigs, period);
+  const MainLoopPlan plan = plan_main_loop(ctx, group, period);
+  const std::vector<Iteration>& its = plan.iterations;
+  const LoopRun& loop = plan.loop;
   const bool use_loop = loop.trips >= 2;
 
   for (size_t i = 0; i < its.size();) {
@@ -115,10 +160,11 @@ void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix
       c.s_cbranch_scc1(label);
       ctx.loop_instructions = int(c.instruction_count() - before);
       ctx.loop_iterations = period;
-      i += size_t(loop.trips) * period;
+      i += size_t(loop.trips) * period - size_t(plan.inserted_iterations);
       continue;
     }
-    c.comment(fmt::format("{}", describe_iteration(ctx.schedule, its[i].index, ctx.k_tiles)));
+    const int index = its[i].index + (i >= plan.inserted_at ? plan.inserted_iterations : 0);
+    c.comment(fmt::format("{}", describe_iteration(ctx.schedule, index, ctx.k_tiles)));
     emit_iteration(ctx, its[i]);
     ++i;
   }

@@ -71,6 +71,19 @@ std::string describe_iteration(const Schedule& s, int iteration, int k_tiles) {
   return fmt::format("{} iteration i={}", names[static_cast<int>(region_of(s, iteration, k_tiles))], iteration);
 }
 
+int translation_invariant_from(const Schedule& s) {
+  const std::vector<int> body = detail::emission_order(s);
+  // A wait of N looks back N counted slots: ceil(N / slots per iteration) iterations.
+  int look_back = 0;
+  for (const bool vm : {true, false}) {
+    const int per = counter_slots(s, body, vm).per_iteration();
+    if (per == 0) continue;
+    for (const ScheduleOp& op : s.ops)
+      if (const auto& n = vm ? op.vmcnt : op.lgkmcnt) look_back = std::max(look_back, (*n + per - 1) / per);
+  }
+  return depth(s) + look_back;
+}
+
 std::vector<OpInstance> expand(const Schedule& s, int k_tiles, int group) {
   if (k_tiles < 1) throw Error(fmt::format("expand: need at least one K tile, got {}", k_tiles));
   const std::vector<int> body = detail::emission_order(s);

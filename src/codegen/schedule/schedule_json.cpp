@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
+
+#include "json_limits.hpp"
 
 namespace cdna4 {
 namespace {
@@ -27,11 +31,7 @@ class Reader {
     throw ScheduleError(file_, path, message);
   }
 
-  static std::string got(const json& v) {
-    std::string text = v.dump();
-    if (text.size() > 40) text = text.substr(0, 37) + "...";
-    return text;
-  }
+  static std::string got(const json& v) { return detail::json_excerpt(v); }
 
   void only_fields(const json& obj, const std::string& path,
                    std::initializer_list<const char*> allowed) const {
@@ -204,10 +204,14 @@ int default_lds_buffers(const Schedule& s) {
   return std::max(1, last_s2r - first_g2s + 1);
 }
 
+// 4096 ops of about 100 bytes each fit many times over.
+constexpr uintmax_t kMaxScheduleBytes = uintmax_t(16) << 20;
+
 }  // namespace
 
 Schedule parse_schedule(std::string_view text, const std::string& file) {
   const Reader r(file);
+  detail::check_json_structure(text, file);
   json root;
   try {
     root = json::parse(text.begin(), text.end());
@@ -277,6 +281,13 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
 }
 
 Schedule load_schedule(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status)) {
+    if (!std::filesystem::is_regular_file(status)) throw ScheduleError(path, "", "not a regular file");
+    if (std::filesystem::file_size(path, ec) > kMaxScheduleBytes)
+      throw ScheduleError(path, "", fmt::format("larger than {} bytes", kMaxScheduleBytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScheduleError(path, "", "cannot open the schedule file");
   std::ostringstream text;

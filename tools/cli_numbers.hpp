@@ -1,0 +1,54 @@
+#pragma once
+// Strict command-line numbers: digits only (or 0x hex), no sign, no spaces, no
+// trailing characters, no wrap-around; every message names the flag. Sizes take
+// a K, M or G suffix (powers of 1024), checked for overflow.
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
+#include "common/checked.hpp"
+
+namespace cdna4::tools {
+
+// Failure is the exception type thrown (a tool may have its own usage error).
+template <typename Failure = Error>
+uint64_t parse_unsigned(std::string_view text, std::string_view flag, uint64_t max = UINT64_MAX) {
+  const bool hex = text.starts_with("0x") || text.starts_with("0X");
+  const std::string_view digits = hex ? text.substr(2) : text;
+  uint64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const bool all_digits = !digits.empty() && std::isxdigit(static_cast<unsigned char>(digits.front()));
+  const auto [stop, ec] = std::from_chars(digits.data(), end, value, hex ? 16 : 10);
+  if (all_digits && ec == std::errc::result_out_of_range)
+    throw Failure(fmt::format("{}: '{}' is too large (at most {})", flag, text, max));
+  if (!all_digits || ec != std::errc() || stop != end)
+    throw Failure(fmt::format("{}: '{}' is not a non-negative integer", flag, text));
+  if (value > max) throw Failure(fmt::format("{}: '{}' is too large (at most {})", flag, text, max));
+  return value;
+}
+
+// "4096", "64K", "2M", "1G" (K/M/G in either case) -> bytes.
+template <typename Failure = Error>
+uint64_t parse_size(std::string_view text, std::string_view flag, uint64_t max = UINT64_MAX) {
+  uint64_t scale = 1;
+  std::string_view number = text;
+  if (!number.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(number.back()))) {
+      case 'K': scale = uint64_t(1) << 10; break;
+      case 'M': scale = uint64_t(1) << 20; break;
+      case 'G': scale = uint64_t(1) << 30; break;
+    }
+    if (scale != 1) number.remove_suffix(1);
+  }
+  const auto bytes = checked::mul(parse_unsigned<Failure>(number, flag), scale);
+  if (!bytes || *bytes > max)
+    throw Failure(fmt::format("{}: '{}' is too large (at most {} bytes)", flag, text, max));
+  return *bytes;
+}
+
+}  // namespace cdna4::tools
