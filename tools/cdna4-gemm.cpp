@@ -16,6 +16,9 @@
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
+#include "cli_numbers.hpp"
+#include "common/checked.hpp"
+#include "input_file.hpp"
 #include "report_output.hpp"
 
 namespace {
@@ -36,7 +39,8 @@ const char* kUsage =
     "  --c-out FILE              write C\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
-    "  --threads N               emulator: host threads running workgroups (default: all cores)\n"
+    "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
+    "                            at most 4096)\n"
     "  --check                   compare every element with the CPU reference (one fp32\n"
     "                            FMA chain per element in k order, the emulator's MFMA\n"
     "                            policy) and print bit-exact: yes|no\n"
@@ -46,6 +50,8 @@ const char* kUsage =
     "\n"
     "Race reports (emulator) print one line each, as cdna4-run does.\n"
     "Exit status: 0 success, 1 error, 2 --check found differences, 3 races reported.\n";
+
+constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
@@ -70,8 +76,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--b") o.b = value();
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
-    else if (arg == "--seed") o.seed = std::stoull(value());
-    else if (arg == "--threads") o.threads = unsigned(std::stoul(value()));
+    else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned(value(), arg);
+    else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
     else if (arg == "--json") o.json = true;
@@ -88,12 +94,8 @@ Options parse(int argc, char** argv) {
 }
 
 std::vector<uint16_t> read_matrix(const std::string& path, size_t elements, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw cdna4::Error(fmt::format("cannot open {} ({})", path, what));
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() != elements * 2)
-    throw cdna4::Error(fmt::format("{} ({}) has {} bytes; {} needs {} bf16 elements = {} bytes", path, what,
-                                   bytes.size(), what, elements, elements * 2));
+  const std::vector<char> bytes = cdna4::tools::read_file_of_size(
+      path, uint64_t(elements) * 2, what, fmt::format("{} needs {} bf16 elements = {} bytes", what, elements, elements * 2));
   std::vector<uint16_t> out(elements);
   std::memcpy(out.data(), bytes.data(), bytes.size());
   return out;
@@ -117,10 +119,17 @@ int main(int argc, char** argv) {
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     const cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    const bool integer = o.data == "integer";
-    const auto a = o.a.empty() ? generate(size_t(m * k), o.seed, integer) : read_matrix(o.a, size_t(m * k), "A");
-    const auto b = o.b.empty() ? generate(size_t(k * n), o.seed + 1, integer) : read_matrix(o.b, size_t(k * n), "B");
     const auto out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
+    // Compiling the kernel run_gemm will use (cached) refuses shapes past its
+    // limits before any matrix is generated or read.
+    cdna4::GemmShape padded = shape;
+    padded.k = cdna4::checked::round_up<int64_t>(k, 8).value_or(k);
+    padded.out = out;
+    cdna4::compile(schedule, padded);
+    const size_t a_elements = size_t(m * k), b_elements = size_t(k * n);
+    const bool integer = o.data == "integer";
+    const auto a = o.a.empty() ? generate(a_elements, o.seed, integer) : read_matrix(o.a, a_elements, "A");
+    const auto b = o.b.empty() ? generate(b_elements, o.seed + 1, integer) : read_matrix(o.b, b_elements, "B");
 
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
