@@ -19,6 +19,7 @@
 #include "cli_numbers.hpp"
 #include "common/checked.hpp"
 #include "input_file.hpp"
+#include "model_output.hpp"
 #include "report_output.hpp"
 
 namespace {
@@ -32,7 +33,10 @@ const char* kUsage =
     "\n"
     "options:\n"
     "  --out-type f32|bf16       C element type (default f32)\n"
-    "  --device emulator|hsa     where to run (default emulator)\n"
+    "  --device emulator|model|hsa\n"
+    "                            where to run (default emulator); model runs on the emulator\n"
+    "                            and prints the modeled gfx950 time, TFLOP/s, MFMA\n"
+    "                            utilisation and where the waves' time goes\n"
     "  --a FILE --b FILE         input matrices (both or neither)\n"
     "  --data random|integer     generated data: normal bf16 values, or small integers\n"
     "                            whose sums are exact in fp32 (default random)\n"
@@ -110,6 +114,10 @@ std::vector<uint16_t> generate(size_t elements, uint64_t seed, bool integer) {
   return out;
 }
 
+double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
+  return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +177,10 @@ int main(int argc, char** argv) {
           {"races", races},
       };
       if (diff) j["differing_elements"] = *diff;
+      if (run.launch.model) {
+        j["model"] = cdna4::tools::model_json(*run.launch.model);
+        j["model"]["tflops"] = modeled_tflops(*run.launch.model, m, n, k);
+      }
       fmt::print("{}\n", j.dump(2));
       return status;
     }
@@ -181,6 +193,10 @@ int main(int argc, char** argv) {
     fmt::print("; total {:.3f} s\n", wall);
     if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
     if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n);
+    if (run.launch.model) {
+      fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m, n, k));
+      cdna4::tools::print_model_lines(*run.launch.model);
+    }
     for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
     return status;
   } catch (const cdna4::Error& e) {

@@ -17,6 +17,7 @@
 #include "cdna4/runtime.hpp"
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
+#include "model_output.hpp"
 #include "runtime/kernarg.hpp"
 
 namespace {
@@ -28,7 +29,10 @@ constexpr const char* kUsage = R"(usage: cdna4-run KERNEL.hsaco [options]
 Runs one kernel of a code object and writes its output buffers to files.
 
   --kernel NAME           kernel to run (default: the only one in the file)
-  --device emulator|hsa   where to run (default: emulator)
+  --device emulator|model|hsa
+                          where to run (default: emulator); model runs on the
+                          emulator and prints the modeled gfx950 time
+                          ("modeled cycles: N", "modeled time: T us")
   --grid X[,Y,Z]          grid size in workgroups
   --global X[,Y,Z]        grid size in work-items instead (may end in a partial workgroup)
   --block X[,Y,Z]         workgroup size in work-items (required)
@@ -383,6 +387,7 @@ void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::D
       {"mfma_macs", stats.mfma_macs},
       {"races", races},
   };
+  if (stats.model) out["model"] = cdna4::tools::model_json(*stats.model);
   fmt::print("{}\n", out.dump(2));
 }
 
@@ -489,6 +494,7 @@ int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& d
   if (stats.instructions) fmt::print(", {} wave-instructions", stats.instructions);
   if (stats.mfma_macs) fmt::print(", {} MFMA MACs", stats.mfma_macs);
   fmt::print("\n");
+  if (stats.model) cdna4::tools::print_model_lines(*stats.model);
   for (const cdna4::RaceReport& race : stats.races) fmt::print("{}\n", cdna4::tools::race_line(race));
   return stats.races.empty() ? 0 : 3;
 }

@@ -18,6 +18,7 @@
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/error.hpp"
+#include "cdna4/model_report.hpp"
 #include "cdna4/race_report.hpp"
 
 namespace cdna4 {
@@ -163,6 +164,7 @@ struct LaunchStats {
   uint64_t instructions = 0;      // emulator: wave-instructions executed
   uint64_t mfma_macs = 0;         // emulator: MFMA multiply-accumulates
   std::vector<RaceReport> races;  // emulator, with OnRace::Report
+  std::optional<ModelReport> model;  // the "model" device: modeled gfx950 time
 };
 
 class RaceError : public Error {
@@ -208,7 +210,10 @@ class Device {
   // The first gfx950 agent of the ROCm runtime; throws cdna4::Error saying
   // which runtime libraries were tried or which agents were found.
   static Device hsa();
-  // "emulator" or "hsa".
+  // Runs kernels on the emulator (same results) and models their gfx950 time
+  // (LaunchStats::model, docs/model.md).
+  static Device model(const EmulatorConfig& config = {});
+  // "emulator", "model" or "hsa".
   static Device open(const std::string& name, const EmulatorConfig& config = {});
 
   const std::string& name() const;

@@ -1,5 +1,5 @@
 #pragma once
-// What a device backend (emulator, HSA) implements behind cdna4::Device.
+// What a device backend (emulator, model, HSA) implements behind cdna4::Device.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +32,7 @@ class Backend {
 };
 
 std::shared_ptr<Backend> make_emulator_backend(const EmulatorConfig& config);
+std::shared_ptr<Backend> make_model_backend(const EmulatorConfig& config);  // emulator + timing model
 std::shared_ptr<Backend> make_hsa_backend();
 
 }  // namespace cdna4::detail

@@ -16,12 +16,15 @@ constexpr size_t kMaxBufferBytes = size_t(1) << 40;
 
 Device Device::emulator(const EmulatorConfig& config) { return Device(detail::make_emulator_backend(config)); }
 
+Device Device::model(const EmulatorConfig& config) { return Device(detail::make_model_backend(config)); }
+
 Device Device::hsa() { return Device(detail::make_hsa_backend()); }
 
 Device Device::open(const std::string& name, const EmulatorConfig& config) {
   if (name == "emulator") return emulator(config);
+  if (name == "model") return model(config);
   if (name == "hsa") return hsa();
-  throw Error(fmt::format("unknown device '{}' (expected 'emulator' or 'hsa')", name));
+  throw Error(fmt::format("unknown device '{}' (expected 'emulator', 'model' or 'hsa')", name));
 }
 
 const std::string& Device::name() const { return backend_->name(); }

@@ -1,12 +1,15 @@
 // The emulator backend: buffers are host memory, launches run cdna4::emu::run.
+// The model device is the same backend with the timing model traced alongside.
 #include <fmt/format.h>
 
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "runtime/backend.hpp"
 #include "runtime/emulator/emulator.hpp"
+#include "runtime/model/launch_model.hpp"
 
 namespace cdna4::detail {
 namespace {
@@ -59,7 +62,8 @@ class HostAllocation : public Allocation {
 
 class EmulatorBackend : public Backend {
  public:
-  explicit EmulatorBackend(const EmulatorConfig& config) : config_(config) {}
+  EmulatorBackend(const EmulatorConfig& config, bool model)
+      : config_(config), model_(model), name_(model ? "model" : "emulator") {}
 
   const std::string& name() const override { return name_; }
 
@@ -94,25 +98,37 @@ class EmulatorBackend : public Backend {
     emu_options.time_limit_seconds = options.time_limit_seconds.value_or(config_.time_limit_seconds);
     emu_options.cancel = options.cancel;
 
+    std::optional<model::LaunchModel> timing;
+    if (model_) {
+      timing.emplace(kernel.info(), dispatch);
+      emu_options.trace = timing->sink();
+    }
+
     emu::RunStats run = emu::run(kernel.code_object(), kernel.info(), dispatch, emu_options);
     LaunchStats stats;
     stats.seconds = run.seconds;
     stats.instructions = run.instructions;
     stats.mfma_macs = run.mfma_macs;
     stats.races = std::move(run.races);
+    if (timing) stats.model = timing->report(kernel.code_object());
     return stats;
   }
 
  private:
   EmulatorConfig config_;
-  std::string name_ = "emulator";
+  bool model_;
+  std::string name_;
   std::shared_ptr<Registry> registry_ = std::make_shared<Registry>();
 };
 
 }  // namespace
 
 std::shared_ptr<Backend> make_emulator_backend(const EmulatorConfig& config) {
-  return std::make_shared<EmulatorBackend>(config);
+  return std::make_shared<EmulatorBackend>(config, false);
+}
+
+std::shared_ptr<Backend> make_model_backend(const EmulatorConfig& config) {
+  return std::make_shared<EmulatorBackend>(config, true);
 }
 
 }  // namespace cdna4::detail

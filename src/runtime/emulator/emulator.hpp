@@ -26,6 +26,8 @@ struct Dispatch {
   std::vector<MemoryRegion> regions;
 };
 
+class TraceSink;  // trace.hpp
+
 struct EmulatorOptions {
   bool instant_completion = false;  // memory ops complete at issue (fast, finds no races)
   uint64_t seed = 1;                // seeds the random completion delays
@@ -35,6 +37,7 @@ struct EmulatorOptions {
   uint64_t max_instructions = 0;    // wave-instructions per run; 0 = no limit
   double time_limit_seconds = 0;    // wall clock per run; 0 = no limit
   const std::atomic<bool>* cancel = nullptr;  // stops the run when set
+  TraceSink* trace = nullptr;       // records the workgroups it wants (trace.hpp); null = off
 };
 
 using RaceReport = cdna4::RaceReport;  // races and wait-state hazards, as the public API reports them

@@ -36,6 +36,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
   op.values.resize(size_t(op.dwords) * kLanes);
+  TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
@@ -43,6 +44,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
       uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
       check_lds_range(w, in, at, 4 * kDwords);
       for (int d = 0; d < kDwords; ++d) std::memcpy(&op.values[(a * kDwords + d) * kLanes + l], lds + at + 4 * d, 4);
+      if (trace) trace->add(at, 4 * kDwords, l);
       if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, false);
     }
   }
@@ -58,6 +60,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   uint64_t exec = w.exec();
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
+  TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
@@ -68,6 +71,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
         op.lds_address.push_back(uint32_t(at + 4 * d));
         op.values.push_back(data[a * kDwords + d][l]);
       }
+      if (trace) trace->add(at, 4 * kDwords, l);
       if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, true);
     }
   }

@@ -73,6 +73,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
   bool indexed = mode == kIdxen || mode == kBothen;
   uint64_t exec = w.exec();
   const GlobalMemory& mem = *w.wg->memory;
+  TraceRecorder* trace = w.wg->tracer.get();
 
   auto lane_info = [&](int l, uint32_t byte) {
     uint32_t index = indexed ? v0[l] : 0;
@@ -93,6 +94,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
         if (!lane.in_range) continue;  // out-of-range stores are dropped
         uint32_t size = bytes < 4 ? bytes : 4;
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
+        if (trace) trace->add(lane.address, size, l);
         uint32_t value = data[byte / 4][l];
         if (bytes < 4 && (in.aux & kD16Hi)) value >>= 16;
         mem.write(lane.address, &value, size);
@@ -118,6 +120,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
       if (lane.in_range) {
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
         mem.read(lane.address, &value, size);
+        if (trace) trace->add(lane.address, size, l);
         if (size == 2 && (in.aux & kSigned)) value = uint32_t(int32_t(int16_t(value)));
       }
       if (to_lds) {
@@ -149,6 +152,7 @@ void global_op(Wave& w, const Inst& in) {
   bool store = in.src[1].kind == OperandKind::Vgpr;
   uint64_t exec = w.exec();
   const GlobalMemory& mem = *w.wg->memory;
+  TraceRecorder* trace = w.wg->tracer.get();
   if (store) {
     LaneValues data[4];
     for (uint32_t d = 0; d < (bytes + 3) / 4; ++d) fetch(w, in.src[1], data[d], d);
@@ -156,6 +160,7 @@ void global_op(Wave& w, const Inst& in) {
       if (!((exec >> l) & 1)) continue;
       uint64_t a = address_of(l);
       if (!mem.contains(a, bytes)) fail_region(w, in, a, bytes, l);
+      if (trace) trace->add(a, bytes, l);
       if (bytes < 4) {
         uint32_t value = (in.aux & kD16Hi) ? data[0][l] >> 16 : data[0][l];
         mem.write(a, &value, bytes);
@@ -177,6 +182,7 @@ void global_op(Wave& w, const Inst& in) {
     if (!((exec >> l) & 1)) continue;
     uint64_t a = address_of(l);
     if (!mem.contains(a, bytes)) fail_region(w, in, a, bytes, l);
+    if (trace) trace->add(a, bytes, l);
     if (to_lds) {
       for (uint32_t d = 0; d < dwords; ++d) {
         uint32_t value;

@@ -2,6 +2,7 @@
 // State of one wave64 and of the workgroup it belongs to.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "runtime/emulator/global_memory.hpp"
 #include "runtime/emulator/lds_race_tracker.hpp"
 #include "runtime/emulator/program.hpp"
+#include "runtime/emulator/trace.hpp"
 
 namespace cdna4::emu {
 
@@ -67,6 +69,7 @@ struct Workgroup {
   std::vector<RaceReport> races;
   uint64_t instructions = 0;
   uint64_t mfma_macs = 0;
+  std::unique_ptr<TraceRecorder> tracer;  // set while a traced workgroup runs
 
   uint32_t random_below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(rng() % n); }
   // Completes `r` with this instruction, wave and workgroup and with the other

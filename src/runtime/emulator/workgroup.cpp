@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cdna4/error.hpp"
+#include "runtime/emulator/access_summary.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 
 namespace cdna4::emu {
@@ -106,6 +107,17 @@ Wave* pick_wave(Workgroup& wg) {
   }
 }
 
+// Appends the instruction `w` just issued (not a retried wait) with its memory summary.
+void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
+  if (w.status != WaveStatus::Waiting) {
+    uint32_t cost = 0;
+    if (!t.lanes.empty())
+      cost = in.async == AsyncClass::Lds ? lds_bank_cycles(t.lanes) : distinct_cache_lines(t.lanes);
+    t.trace.waves[w.id].push_back({in.id, cost});
+  }
+  t.lanes.clear();
+}
+
 }  // namespace
 
 Handler unsupported_instruction_handler() { return unsupported; }
@@ -169,6 +181,12 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     wg.async_states.push_back(&w.async);
   }
   wg.live_waves = num_waves;
+  wg.tracer.reset();
+  if (s.options.trace && s.options.trace->wants(wg.linear_id)) {
+    wg.tracer = std::make_unique<TraceRecorder>();
+    wg.tracer->trace.linear_id = wg.linear_id;
+    wg.tracer->trace.waves.resize(num_waves);
+  }
   if (wg.track_races) wg.lds_tracker.reset(lds_bytes, num_waves);
 
   const Program& p = *s.program;
@@ -196,6 +214,8 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
       check_hazards(*w, in);
       w->next_pc = w->pc + 1;
       in.exec(*w, in);
+      if (wg.tracer) [[unlikely]]
+        record_issued(*wg.tracer, *w, in);
       w->pc = w->next_pc;
       ++wg.now;
       if (w->status != WaveStatus::Waiting) {
@@ -209,6 +229,10 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
                                        wg.id[1], wg.id[2], w->id, p.insts[w->pc].pc, p.disasm[w->pc]));
       }
     }
+  }
+  if (wg.tracer) {
+    s.options.trace->deliver(std::move(wg.tracer->trace));
+    wg.tracer.reset();
   }
 }
 

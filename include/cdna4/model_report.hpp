@@ -1,0 +1,37 @@
+#pragma once
+// What the "model" device says about a launch: modeled gfx950 (MI355X) time,
+// never a measurement. docs/model.md describes the model and its parameters.
+#include <cstdint>
+
+namespace cdna4 {
+
+// Shares of the simulated waves' time (sum over waves of the CU's cycles), by
+// what each wave did at its SIMD's issue slots. They add up to 1.
+struct ModelStallShares {
+  double issued = 0;           // issued an instruction
+  double vmcnt = 0;            // s_waitcnt on vector memory
+  double lgkmcnt = 0;          // s_waitcnt on LDS / scalar memory
+  double barrier = 0;          // at s_barrier
+  double mfma_dependency = 0;  // reads an MFMA result not yet written
+  double mfma_busy = 0;        // MFMA ready, the SIMD's MFMA pipe busy
+  double issue = 0;            // ready, lost the arbitration for the slot
+  double other = 0;            // s_nop, taken-branch refetch
+};
+
+struct ModelReport {
+  uint64_t cycles = 0;              // whole dispatch, clocks of the modeled clock
+  double seconds = 0;               // modeled kernel time
+  double clock_hz = 0;
+  double mfma_utilization = 0;      // MFMA pipes busy / (all SIMDs x cycles)
+  uint64_t cu_cycles = 0;           // one round of resident workgroups on one CU
+  uint64_t rounds = 0;              // ceil(workgroups / (CUs x workgroups per CU))
+  uint32_t workgroups_per_cu = 0;   // occupancy
+  uint32_t waves_per_simd = 0;
+  double compute_seconds = 0;       // rounds x cu_cycles / clock
+  double memory_seconds = 0;        // memory_bytes / HBM bandwidth
+  double memory_bytes = 0;          // bytes of the buffers the launch passes (read or written)
+  bool memory_bound = false;        // memory_seconds > compute_seconds
+  ModelStallShares stalls;
+};
+
+}  // namespace cdna4

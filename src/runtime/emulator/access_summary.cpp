@@ -1,0 +1,45 @@
+#include "runtime/emulator/access_summary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace cdna4::emu {
+
+uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes) {
+  if (lanes.empty()) return 1;
+  std::array<uint32_t, 64> bytes_of_lane{};
+  for (const LaneAccess& a : lanes) bytes_of_lane[a.lane % 64] += a.bytes;
+  const uint32_t lane_bytes = *std::max_element(bytes_of_lane.begin(), bytes_of_lane.end());
+  const uint32_t phase_lanes = std::max<uint32_t>(1, kLdsBanks * kLdsBankBytes / std::max<uint32_t>(lane_bytes, 4));
+  const uint32_t phases = (64 + phase_lanes - 1) / phase_lanes;
+  std::vector<std::vector<uint32_t>> dwords(phases);
+  for (const LaneAccess& a : lanes)
+    for (uint32_t b = 0; b < a.bytes; b += kLdsBankBytes)
+      dwords[(a.lane % 64) / phase_lanes].push_back(uint32_t((a.address + b) / kLdsBankBytes));
+  uint32_t cycles = 0;
+  for (auto& phase : dwords) {
+    if (phase.empty()) continue;
+    std::sort(phase.begin(), phase.end());
+    phase.erase(std::unique(phase.begin(), phase.end()), phase.end());
+    std::array<uint32_t, kLdsBanks> per_bank{};
+    uint32_t worst = 0;
+    for (uint32_t d : phase) worst = std::max(worst, ++per_bank[d % kLdsBanks]);
+    cycles += worst;
+  }
+  return std::max<uint32_t>(cycles, 1);
+}
+
+uint32_t distinct_cache_lines(std::span<const LaneAccess> lanes) {
+  std::vector<uint64_t> lines;
+  lines.reserve(lanes.size());
+  for (const LaneAccess& a : lanes) {
+    if (a.bytes == 0) continue;
+    for (uint64_t line = a.address / kCacheLineBytes; line <= (a.address + a.bytes - 1) / kCacheLineBytes; ++line)
+      lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return uint32_t(std::unique(lines.begin(), lines.end()) - lines.begin());
+}
+
+}  // namespace cdna4::emu

@@ -1,0 +1,25 @@
+#pragma once
+// What a wave's memory instruction costs, computed from its lanes' addresses.
+#include <cstdint>
+#include <span>
+
+#include "runtime/emulator/trace.hpp"
+
+namespace cdna4::emu {
+
+// gfx950 LDS: 64 banks of 4 bytes. docs/model.md "LDS bank conflicts".
+constexpr uint32_t kLdsBanks = 64;
+constexpr uint32_t kLdsBankBytes = 4;
+// Global memory is counted in 128-byte cache lines. docs/model.md "Coalescing".
+constexpr uint32_t kCacheLineBytes = 128;
+
+// Clock cycles the LDS banks need for one DS instruction: lanes are served in
+// phases of kLdsBanks * kLdsBankBytes / bytes-per-lane lanes (16 for b128, 32
+// for b64, 64 for b32); a phase takes as many cycles as the most distinct dword
+// addresses any one bank holds (equal addresses are broadcast). At least 1.
+uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes);
+
+// Distinct 128-byte lines the lanes' byte ranges touch.
+uint32_t distinct_cache_lines(std::span<const LaneAccess> lanes);
+
+}  // namespace cdna4::emu

@@ -1,0 +1,44 @@
+#pragma once
+// Optional recording of the dynamic instruction stream of selected workgroups,
+// for timing models. Off (a null sink) costs one pointer test per memory lane.
+// The summaries come from the real per-lane addresses (access_summary.hpp).
+#include <cstdint>
+#include <vector>
+
+namespace cdna4::emu {
+
+// One executed instruction of one wave. `cost` summarises a memory access:
+// LDS (ds_*): bank cycles; global, buffer and LDS-DMA: distinct cache lines; 0 otherwise.
+struct TraceEntry {
+  uint32_t inst = 0;  // index into Program::insts
+  uint32_t cost = 0;
+};
+
+struct WorkgroupTrace {
+  uint64_t linear_id = 0;
+  std::vector<std::vector<TraceEntry>> waves;  // per wave, in issue order
+};
+
+// Receives the traces; deliver() is called from the emulator's worker threads.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual bool wants(uint64_t linear_workgroup) const = 0;
+  virtual void deliver(WorkgroupTrace trace) = 0;
+};
+
+// One lane's part of a memory instruction, collected while it executes.
+struct LaneAccess {
+  uint64_t address = 0;  // LDS byte address, or global address
+  uint32_t bytes = 0;
+  uint32_t lane = 0;
+};
+
+// Per-workgroup recording state while a traced workgroup runs.
+struct TraceRecorder {
+  WorkgroupTrace trace;
+  std::vector<LaneAccess> lanes;  // of the instruction executing now
+  void add(uint64_t address, uint32_t bytes, uint32_t lane) { lanes.push_back({address, bytes, lane}); }
+};
+
+}  // namespace cdna4::emu

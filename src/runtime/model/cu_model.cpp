@@ -1,0 +1,243 @@
+#include "runtime/model/cu_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "cdna4/error.hpp"
+#include "runtime/emulator/access_summary.hpp"
+#include "runtime/model/parameters.hpp"
+
+namespace cdna4::model {
+namespace {
+
+static_assert(emu::kLdsBanks == param::kLdsBanks.value, "the trace and the model count the same LDS banks");
+static_assert(emu::kCacheLineBytes == param::kCacheLineBytes.value, "the trace and the model use the same line");
+
+constexpr uint64_t kIssuePeriod = as_int(param::kIssuePeriod);
+constexpr uint32_t kRegisters = as_int(param::kVgprsPerLane);
+
+struct WaveSim {
+  const std::vector<emu::TraceEntry>* stream = nullptr;
+  size_t next = 0;
+  uint32_t simd = 0, workgroup = 0, age = 0, priority = 0;
+  uint64_t not_before = 0;
+  bool at_barrier = false, done = false;
+  std::deque<uint64_t> vm, lds;  // completion times, in order
+  std::vector<uint64_t> smem;    // completion times, any order
+  std::vector<uint64_t> vgpr_ready = std::vector<uint64_t>(kRegisters, 0);
+  uint16_t chain_first = 0, chain_count = 0;  // the last MFMA's result, which srcC may chain on
+  uint64_t finished_at = 0;
+  uint64_t mfma_done = 0;  // when its last MFMA leaves the pipe
+};
+
+struct Cu {
+  std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
+  uint64_t lds_free_at = 0, vmem_free_at = 0;
+};
+
+size_t outstanding(std::deque<uint64_t>& q, uint64_t now) {
+  while (!q.empty() && q.front() <= now) q.pop_front();
+  return q.size();
+}
+
+size_t outstanding(std::vector<uint64_t>& v, uint64_t now) {
+  std::erase_if(v, [now](uint64_t t) { return t <= now; });
+  return v.size();
+}
+
+uint64_t ready_of(const WaveSim& w, uint32_t first, uint32_t count) {
+  uint64_t ready = 0;
+  for (uint32_t r = first; r < first + count && r < kRegisters; ++r) ready = std::max(ready, w.vgpr_ready[r]);
+  return ready;
+}
+
+// When the MFMA results `in` reads are written. An MFMA whose srcC is exactly
+// the previous MFMA's result chains on it without waiting (accumulator forwarding).
+uint64_t operands_ready(const WaveSim& w, const emu::Inst& in, const InstTiming& t) {
+  uint64_t ready = 0;
+  if (t.kind == Kind::mfma) {
+    for (int s = 0; s < 2; ++s)
+      if (in.src[s].kind == emu::OperandKind::Vgpr) ready = std::max(ready, ready_of(w, in.src[s].index, in.src[s].dwords));
+    bool chained = t.acc_count && t.acc_first == w.chain_first && t.acc_count == w.chain_count;
+    if (t.acc_count && !chained) ready = std::max(ready, ready_of(w, t.acc_first, t.acc_count));
+    return ready;
+  }
+  for (int a = 0; a < in.num_access; ++a) {
+    const emu::RegAccess& acc = in.access[a];
+    if (acc.vector && !acc.write) ready = std::max(ready, ready_of(w, acc.first, acc.count));
+  }
+  return ready;
+}
+
+uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines) {
+  const uint64_t bytes = uint64_t(std::max<uint32_t>(lines, 1)) * as_int(param::kCacheLineBytes);
+  const uint64_t busy = (bytes + as_int(param::kL1BytesPerClock) - 1) / as_int(param::kL1BytesPerClock);
+  const uint64_t start = std::max(now, cu.vmem_free_at);
+  cu.vmem_free_at = start + busy;
+  uint64_t done = start + busy + as_int(param::kGlobalLatency);
+  if (!w.vm.empty()) done = std::max(done, w.vm.back());
+  return done;
+}
+
+uint64_t lds_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t bank_cycles) {
+  const uint64_t start = std::max(now, cu.lds_free_at);
+  cu.lds_free_at = start + std::max<uint32_t>(bank_cycles, 1);
+  uint64_t done = cu.lds_free_at + as_int(param::kLdsLatency);
+  if (!w.lds.empty()) done = std::max(done, w.lds.back());
+  return done;
+}
+
+class Simulation {
+ public:
+  Simulation(const emu::Program& program, const std::vector<InstTiming>& timing,
+             const std::vector<emu::WorkgroupTrace>& workgroups)
+      : program_(program), timing_(timing) {
+    uint32_t age = 0;
+    for (uint32_t g = 0; g < workgroups.size(); ++g) {
+      for (const auto& stream : workgroups[g].waves) {
+        WaveSim w;
+        w.stream = &stream;
+        w.workgroup = g;
+        w.age = age;
+        w.simd = age % as_int(param::kSimdsPerCu);
+        w.done = stream.empty();
+        ++age;
+        waves_.push_back(std::move(w));
+      }
+    }
+    workgroups_ = uint32_t(workgroups.size());
+  }
+
+  CuResult run() {
+    const uint32_t simds = as_int(param::kSimdsPerCu);
+    uint64_t idle_since = 0;
+    for (uint64_t now = 0; live() > 0; ++now) {
+      if (issue_slot(now % simds, now)) idle_since = now;
+      release_barriers(now);
+      if (now - idle_since > (uint64_t(1) << 32))
+        throw Error("model: no wave issued for 2^32 clocks (a wait that never completes)");
+    }
+    for (const WaveSim& w : waves_) {
+      result_.wave_end.push_back(w.finished_at);
+      result_.cycles = std::max(result_.cycles, w.finished_at);
+    }
+    return result_;
+  }
+
+ private:
+  size_t live() {
+    size_t n = 0;
+    for (const WaveSim& w : waves_) n += !w.done;
+    return n;
+  }
+
+  void count(Slot s) { result_.wave_cycles[size_t(s)] += kIssuePeriod; }
+
+  // Returns whether any wave issued.
+  bool issue_slot(uint32_t simd, uint64_t now) {
+    order_.clear();
+    for (WaveSim& w : waves_)
+      if (w.simd == simd && !w.done) order_.push_back(&w);
+    std::sort(order_.begin(), order_.end(), [](const WaveSim* a, const WaveSim* b) {
+      return a->priority != b->priority ? a->priority > b->priority : a->age < b->age;
+    });
+    uint32_t used = 0;  // categories issued in this slot
+    bool any = false;
+    for (WaveSim* w : order_) {
+      Slot s = try_issue(*w, simd, now, used);
+      count(s);
+      any |= s == Slot::issued;
+    }
+    return any;
+  }
+
+  Slot try_issue(WaveSim& w, uint32_t simd, uint64_t now, uint32_t& used) {
+    if (w.at_barrier) return Slot::barrier;
+    if (now < w.not_before) return Slot::other;
+    const emu::TraceEntry& e = (*w.stream)[w.next];
+    const emu::Inst& in = program_.insts[e.inst];
+    const InstTiming& t = timing_[e.inst];
+    if (t.kind == Kind::waitcnt) {
+      if (outstanding(w.vm, now) > t.vmcnt) return Slot::vmcnt;
+      if (outstanding(w.lds, now) + outstanding(w.smem, now) > t.lgkmcnt) return Slot::lgkmcnt;
+    }
+    if (t.category != Category::internal && operands_ready(w, in, t) > now) return Slot::mfma_dependency;
+    if (t.kind == Kind::mfma && cu_.mfma_free_at[simd] > now) return Slot::mfma_busy;
+    const uint32_t bit = 1u << uint32_t(t.category);
+    if (t.category != Category::internal && (used & bit)) return Slot::issue;
+    if (t.category != Category::internal) used |= bit;
+    execute(w, e, in, t, simd, now);
+    return Slot::issued;
+  }
+
+  void execute(WaveSim& w, const emu::TraceEntry& e, const emu::Inst& in, const InstTiming& t, uint32_t simd,
+               uint64_t now) {
+    ++result_.instructions;
+    switch (t.kind) {
+      case Kind::mfma: {
+        const uint64_t busy = uint64_t(t.mfma_passes) * as_int(param::kClocksPerMfmaPass);
+        cu_.mfma_free_at[simd] = now + busy;
+        result_.mfma_busy_cycles += busy;
+        w.mfma_done = now + busy;
+        const uint64_t ready = now + busy + as_int(param::kMfmaResultExtra);
+        for (uint32_t r = t.dst_first; r < uint32_t(t.dst_first) + t.dst_count && r < kRegisters; ++r)
+          w.vgpr_ready[r] = ready;
+        w.chain_first = t.dst_first;
+        w.chain_count = t.dst_count;
+        break;
+      }
+      case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
+      case Kind::vmem_load:
+      case Kind::vmem_store: w.vm.push_back(vmem_completion(w, cu_, now, e.cost)); break;
+      case Kind::lds: w.lds.push_back(lds_completion(w, cu_, now, e.cost)); break;
+      case Kind::nop: w.not_before = now + t.nop_slots * kIssuePeriod; break;
+      case Kind::setprio: w.priority = t.priority; break;
+      case Kind::barrier: w.at_barrier = true; break;
+      case Kind::endpgm: w.done = true; break;
+      default: break;
+    }
+    const bool last = ++w.next == w.stream->size();
+    if (!last && t.kind == Kind::branch && (*w.stream)[w.next].inst != e.inst + 1)
+      w.not_before = now + as_int(param::kTakenBranchPenalty);
+    if (last) w.done = true;
+    if (w.done) w.finished_at = std::max(now + 1, w.mfma_done);
+  }
+
+  // A workgroup's barrier opens when every wave still running has reached it.
+  void release_barriers(uint64_t now) {
+    for (uint32_t g = 0; g < workgroups_; ++g) {
+      bool any = false, all = true;
+      for (const WaveSim& w : waves_) {
+        if (w.workgroup != g || w.done) continue;
+        any |= w.at_barrier;
+        all &= w.at_barrier;
+      }
+      if (!any || !all) continue;
+      for (WaveSim& w : waves_)
+        if (w.workgroup == g && w.at_barrier) {
+          w.at_barrier = false;
+          w.not_before = now + as_int(param::kBarrierLatency);
+        }
+    }
+  }
+
+  const emu::Program& program_;
+  const std::vector<InstTiming>& timing_;
+  std::vector<WaveSim> waves_;
+  std::vector<WaveSim*> order_;
+  uint32_t workgroups_ = 0;
+  Cu cu_;
+  CuResult result_;
+};
+
+}  // namespace
+
+CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
+                     const std::vector<emu::WorkgroupTrace>& workgroups) {
+  Simulation sim(program, timing, workgroups);
+  return sim.run();
+}
+
+}  // namespace cdna4::model

@@ -1,0 +1,30 @@
+#pragma once
+// The cycle model of one gfx950 CU running the traced workgroups that are
+// resident on it at once (docs/model.md "The CU model").
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/emulator/program.hpp"
+#include "runtime/emulator/trace.hpp"
+#include "runtime/model/instruction_class.hpp"
+
+namespace cdna4::model {
+
+// What a wave did at one of its SIMD's issue slots.
+enum class Slot : uint8_t { issued, vmcnt, lgkmcnt, barrier, mfma_dependency, mfma_busy, issue, other };
+constexpr size_t kSlotKinds = 8;
+
+struct CuResult {
+  uint64_t cycles = 0;            // until the last wave ends
+  std::vector<uint64_t> wave_end;  // per wave, workgroup by workgroup: s_endpgm issued and its MFMAs done
+  uint64_t mfma_busy_cycles = 0;  // summed over the SIMDs
+  uint64_t instructions = 0;
+  std::array<uint64_t, kSlotKinds> wave_cycles{};  // summed over waves, by Slot
+};
+
+// Workgroups start together; their waves go to SIMDs round-robin in order.
+CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
+                     const std::vector<emu::WorkgroupTrace>& workgroups);
+
+}  // namespace cdna4::model

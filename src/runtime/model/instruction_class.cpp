@@ -1,0 +1,84 @@
+#include "runtime/model/instruction_class.hpp"
+
+#include <string_view>
+
+#include "runtime/emulator/handler_registry.hpp"
+
+namespace cdna4::model {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+struct NamedKind {
+  std::string_view prefix;
+  Kind kind;
+};
+
+// First match wins; instructions matching none are VALU ("V_") or SALU ("S_").
+constexpr NamedKind kNamedKinds[] = {
+    {"S_WAITCNT", Kind::waitcnt},      {"S_BARRIER", Kind::barrier},   {"S_NOP", Kind::nop},
+    {"S_SLEEP", Kind::nop},            {"S_SETPRIO", Kind::setprio},   {"S_ENDPGM", Kind::endpgm},
+    {"S_BRANCH", Kind::branch},        {"S_CBRANCH", Kind::branch},    {"S_LOAD", Kind::smem},
+    {"S_BUFFER_LOAD", Kind::smem},     {"S_STORE", Kind::smem},        {"S_BUFFER_STORE", Kind::smem},
+    {"S_ATOMIC", Kind::smem},          {"S_BUFFER_ATOMIC", Kind::smem}, {"S_DCACHE", Kind::smem},
+    {"S_SCHED_BARRIER", Kind::other_internal}, {"V_MFMA", Kind::mfma}, {"DS_", Kind::lds},
+};
+
+Category category_of(Kind k) {
+  switch (k) {
+    case Kind::valu:
+    case Kind::mfma: return Category::valu;
+    case Kind::salu:
+    case Kind::smem: return Category::salu;
+    case Kind::vmem_load:
+    case Kind::vmem_store: return Category::vmem;
+    case Kind::lds: return Category::lds;
+    case Kind::branch: return Category::branch;
+    default: return Category::internal;
+  }
+}
+
+Kind kind_of(const emu::Inst& in, std::string_view name) {
+  for (const NamedKind& n : kNamedKinds)
+    if (starts_with(name, n.prefix)) return n.kind;
+  if (starts_with(name, "BUFFER_") || starts_with(name, "GLOBAL_") || starts_with(name, "FLAT_")) {
+    bool stores = name.find("STORE") != std::string_view::npos ||
+                  (name.find("ATOMIC") != std::string_view::npos && in.dst[0].kind == emu::OperandKind::None);
+    return stores ? Kind::vmem_store : Kind::vmem_load;
+  }
+  return starts_with(name, "S_") ? Kind::salu : Kind::valu;
+}
+
+}  // namespace
+
+std::vector<InstTiming> classify(const emu::Program& program) {
+  std::vector<InstTiming> out(program.insts.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const emu::Inst& in = program.insts[i];
+    InstTiming& t = out[i];
+    t.kind = kind_of(in, program.names[i]);
+    t.category = category_of(t.kind);
+    const uint32_t imm = static_cast<uint32_t>(in.offset);
+    switch (t.kind) {
+      case Kind::waitcnt:  // gfx9: vmcnt bits 3:0 and 15:14, lgkmcnt 11:8
+        t.vmcnt = (imm & 0xf) | (((imm >> 14) & 3) << 4);
+        t.lgkmcnt = (imm >> 8) & 0xf;
+        break;
+      case Kind::nop: t.nop_slots = starts_with(program.names[i], "S_SLEEP") ? 64 * (imm & 0x7f) / 4 : (imm & 0xf) + 1; break;
+      case Kind::setprio: t.priority = imm & 3; break;
+      case Kind::mfma:
+        t.mfma_passes = program.hazard[i].passes ? program.hazard[i].passes : 4;
+        t.dst_first = in.dst[0].index;
+        t.dst_count = in.dst[0].dwords;
+        if (in.src[2].kind == emu::OperandKind::Vgpr) {
+          t.acc_first = in.src[2].index;
+          t.acc_count = in.src[2].dwords;
+        }
+        break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+}  // namespace cdna4::model

@@ -1,0 +1,32 @@
+#pragma once
+// What the timing model needs to know of each instruction of a program: its
+// issue category, its pipe, and the operands that create dependencies.
+#include <cstdint>
+#include <vector>
+
+#include "runtime/emulator/program.hpp"
+
+namespace cdna4::model {
+
+// Issue categories: at one issue slot a SIMD issues at most one instruction of
+// each category, from different waves. Internal ones take no category.
+enum class Category : uint8_t { valu, salu, vmem, lds, branch, internal };
+
+enum class Kind : uint8_t {
+  valu, mfma, salu, smem, vmem_load, vmem_store, lds, branch, waitcnt, barrier, nop, setprio, endpgm, other_internal
+};
+
+struct InstTiming {
+  Kind kind = Kind::valu;
+  Category category = Category::valu;
+  uint8_t mfma_passes = 0;
+  uint32_t vmcnt = 63, lgkmcnt = 15;  // s_waitcnt
+  uint32_t nop_slots = 0;              // s_nop N: N + 1
+  uint32_t priority = 0;               // s_setprio
+  uint16_t dst_first = 0, dst_count = 0;  // MFMA result registers (unified file)
+  uint16_t acc_first = 0, acc_count = 0;  // MFMA srcC
+};
+
+std::vector<InstTiming> classify(const emu::Program& program);
+
+}  // namespace cdna4::model

@@ -1,0 +1,35 @@
+#pragma once
+// The timing model of one launch on the model device: before the emulator runs
+// it says which workgroups to trace; afterwards it turns their traces into the
+// modeled time of the whole dispatch.
+#include <memory>
+
+#include "cdna4/code_object.hpp"
+#include "cdna4/model_report.hpp"
+#include "runtime/emulator/emulator.hpp"
+#include "runtime/model/occupancy.hpp"
+#include "runtime/model/trace_collector.hpp"
+
+namespace cdna4::model {
+
+class LaunchModel {
+ public:
+  LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch);
+  emu::TraceSink* sink() { return &collector_; }
+  // After the emulator ran the dispatch with sink().
+  ModelReport report(const CodeObject& code);
+
+ private:
+  const KernelInfo& kernel_;
+  Occupancy occupancy_;
+  uint64_t workgroups_;
+  uint32_t simulated_;
+  double memory_bytes_;
+  FirstWorkgroups collector_;
+};
+
+// Bytes of the dispatch's memory regions whose base address the kernarg
+// segment holds: the buffers the launch passes, each counted once.
+double passed_buffer_bytes(const emu::Dispatch& dispatch);
+
+}  // namespace cdna4::model

@@ -1,0 +1,65 @@
+#pragma once
+// Every number the gfx950 timing model uses, with where it comes from. The
+// table in docs/model.md is this table; `kParameters` lists it for printing.
+#include <string_view>
+
+namespace cdna4::model {
+
+struct Parameter {
+  std::string_view name;
+  double value;
+  std::string_view unit;
+  std::string_view source;
+};
+
+namespace param {
+// Device
+inline constexpr Parameter kComputeUnits{"compute_units", 256, "CUs", "AMD Instinct MI355X data sheet (8 XCDs x 32 CUs)"};
+inline constexpr Parameter kClockHz{"clock", 2.4e9, "Hz", "AMD Instinct MI355X data sheet (peak engine clock)"};
+inline constexpr Parameter kHbmBytesPerSecond{"hbm_bandwidth", 8e12, "B/s", "AMD Instinct MI355X data sheet (HBM3E)"};
+// Compute unit
+inline constexpr Parameter kSimdsPerCu{"simds_per_cu", 4, "SIMDs", "AMD CDNA 4 ISA guide, ch. 1 (CU: 4 SIMDs)"};
+inline constexpr Parameter kMaxWavesPerSimd{"max_waves_per_simd", 8, "waves", "AMD CDNA 3 ISA guide, ch. 2; assumed unchanged on CDNA 4"};
+inline constexpr Parameter kVgprsPerLane{"vector_registers_per_simd_lane", 512, "VGPR+AGPR",
+                                         "AMD CDNA 4 ISA guide, ch. 3 (unified 512-entry file per lane)"};
+inline constexpr Parameter kMaxWorkgroupsPerCu{"max_workgroups_per_cu", 16, "workgroups", "assumed"};
+inline constexpr Parameter kLdsBytesPerCu{"lds_per_cu", 160 * 1024, "bytes", "AMD CDNA 4 white paper (160 KB LDS)"};
+// Issue
+inline constexpr Parameter kIssuePeriod{"issue_period", 4, "clocks",
+                                        "AMD GCN architecture white paper (each SIMD considered for issue every 4th "
+                                        "clock); assumed unchanged on CDNA 4"};
+inline constexpr Parameter kTakenBranchPenalty{"taken_branch_penalty", 8, "clocks", "assumed (instruction refetch)"};
+// Pipes
+inline constexpr Parameter kClocksPerMfmaPass{"clocks_per_mfma_pass", 4, "clocks",
+                                              "LLVM SISchedule.td (gfx940+ XDL write latency = 4 x passes); "
+                                              "passes per kind in emulator/mfma_kinds.hpp"};
+inline constexpr Parameter kMfmaResultExtra{"mfma_result_extra", 2, "clocks",
+                                            "LLVM GCNHazardRecognizer (XDL N-pass result read by A/B or VALU: "
+                                            "about N + 2 wait states); rounded, assumed"};
+inline constexpr Parameter kValuLatency{"valu_latency", 4, "clocks", "assumed (wave64 over 16 lanes per clock)"};
+inline constexpr Parameter kSmemLatency{"smem_latency", 64, "clocks", "assumed (scalar cache hit)"};
+inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assumed"};
+// LDS
+inline constexpr Parameter kLdsBanks{"lds_banks", 64, "banks of 4 bytes",
+                                     "DESIGN.md facts (gfx950: 64 banks); one bank access per bank per clock"};
+inline constexpr Parameter kLdsLatency{"lds_latency", 64, "clocks",
+                                       "assumed (published CDNA 3 microbenchmarks put LDS at 60-130 clocks)"};
+// Vector memory
+inline constexpr Parameter kCacheLineBytes{"cache_line", 128, "bytes", "AMD CDNA 3 ISA guide / white paper (128 B L2 line)"};
+inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 64, "bytes/clock per CU",
+                                            "AMD GCN white paper (64 B/clock L1); assumed for CDNA 4"};
+inline constexpr Parameter kGlobalLatency{"global_latency", 600, "clocks", "assumed (between L2 hit and HBM)"};
+}  // namespace param
+
+inline constexpr const Parameter* kParameters[] = {
+    &param::kComputeUnits,     &param::kClockHz,          &param::kHbmBytesPerSecond, &param::kSimdsPerCu,
+    &param::kMaxWavesPerSimd,  &param::kVgprsPerLane,     &param::kMaxWorkgroupsPerCu, &param::kLdsBytesPerCu,
+    &param::kIssuePeriod,      &param::kTakenBranchPenalty, &param::kClocksPerMfmaPass, &param::kMfmaResultExtra,
+    &param::kValuLatency,      &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
+    &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kGlobalLatency,
+};
+
+// Integer view for the simulator.
+constexpr unsigned as_int(const Parameter& p) { return static_cast<unsigned>(p.value); }
+
+}  // namespace cdna4::model

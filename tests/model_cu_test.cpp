@@ -1,0 +1,179 @@
+// The CU model on tiny kernels whose cycle counts are worked out by hand.
+// One wave sits on SIMD 0 and gets an issue slot at clocks 0, 4, 8, ...;
+// wave w of a workgroup sits on SIMD w % 4 with slots at w % 4 + 4i.
+#include <catch2/catch.hpp>
+
+#include "model_test_support.hpp"
+#include "runtime/model/parameters.hpp"
+
+using namespace cdna4;
+using emutest::Args;
+using emutest::TestKernel;
+using modeltest::model_first_workgroup;
+
+namespace {
+
+// The hand computations below use these values.
+static_assert(model::param::kIssuePeriod.value == 4);
+static_assert(model::param::kClocksPerMfmaPass.value == 4);
+static_assert(model::param::kMfmaResultExtra.value == 2);
+static_assert(model::param::kSmemLatency.value == 64);
+static_assert(model::param::kLdsLatency.value == 64);
+static_assert(model::param::kGlobalLatency.value == 600);
+static_assert(model::param::kL1BytesPerClock.value == 64);
+static_assert(model::param::kTakenBranchPenalty.value == 8);
+static_assert(model::param::kBarrierLatency.value == 4);
+
+const char* kMfma = "v_mfma_f32_16x16x32_bf16";  // 4 passes: the SIMD's MFMA pipe for 16 clocks
+
+emutest::KernelShape with_agprs() {
+  emutest::KernelShape shape;
+  shape.vgprs = 128;  // v0..v63 and a0..a63
+  return shape;
+}
+
+uint64_t cycles_of(const std::string& body, uint32_t block = 64) {
+  auto k = TestKernel::build(body, with_agprs());
+  Args args;
+  return model_first_workgroup(k, args.dispatch(1, block)).cu.cycles;
+}
+
+}  // namespace
+
+TEST_CASE("model: independent MFMAs and srcC chains fill the pipe; an MFMA reading a result as A waits", "[model]") {
+  // Four MFMAs at 0, 16, 32, 48 (the pipe frees every 16 clocks); the wave ends
+  // when the last leaves the pipe at 64.
+  std::string independent, chained, through_a;
+  for (int i = 0; i < 4; ++i) {
+    independent += fmt::format("  {} a[{}:{}], v[0:3], v[4:7], a[{}:{}]\n", kMfma, 4 * i, 4 * i + 3, 4 * i, 4 * i + 3);
+    chained += fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma);
+    // Each reads the previous result as A: ready 16 + 2 clocks after issue,
+    // so issues at the next slot, 20 clocks later: 0, 20, 40, 60; ends 76.
+    through_a += fmt::format("  {} v[{}:{}], v[{}:{}], v[4:7], v[{}:{}]\n", kMfma, 8 + 4 * (i + 1), 11 + 4 * (i + 1),
+                             8 + 4 * i, 11 + 4 * i, 8 + 4 * (i + 1), 11 + 4 * (i + 1));
+  }
+  CHECK(cycles_of(independent + "  s_endpgm\n") == 64);
+  CHECK(cycles_of(chained + "  s_endpgm\n") == 64);
+  CHECK(cycles_of(through_a + "  s_endpgm\n") == 76);
+
+  auto k = TestKernel::build(independent + "  s_endpgm\n", with_agprs());
+  Args args;
+  auto t = model_first_workgroup(k, args.dispatch(1, 64));
+  CHECK(t.cu.mfma_busy_cycles == 64);
+  CHECK(t.cu.instructions == 5);
+}
+
+TEST_CASE("model: s_waitcnt vmcnt(0) waits for a pending global load", "[model]") {
+  // s_load at 0 (done 64); v_lshlrev at 4; s_waitcnt lgkmcnt(0) at 8, issues at 64;
+  // global_load at 68: one 128-byte line... see each case; s_waitcnt vmcnt(0)
+  // at 72 issues at the first slot at or after completion; s_endpgm 4 later.
+  const std::string load = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  v_lshlrev_b32 v1, {}, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx4 v[2:5], v1, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)";
+  struct alignas(128) Line {
+    uint8_t bytes[128];
+  };
+  std::vector<Line> data(64);  // line-aligned, so the line counts below are exact
+  auto run = [&](int shift) {
+    auto k = TestKernel::build(fmt::format(fmt::runtime(load), shift));
+    Args args;
+    args.add(data);
+    return model_first_workgroup(k, args.dispatch(1, 64));
+  };
+  // Coalesced: lane l reads 16 bytes at 16 l: 1 KiB = 8 lines, 8 x 128 / 64 = 16
+  // clocks of the vector memory path, then 600: done 68 + 16 + 600 = 684; ends 689.
+  auto coalesced = run(4);
+  CHECK(modeltest::cost_of_first(TestKernel::build(fmt::format(fmt::runtime(load), 4)), coalesced, "GLOBAL_LOAD") == 8);
+  CHECK(coalesced.cu.cycles == 689);
+  // One 32-byte segment per lane (stride 32): 16 lines, 32 clocks: done 700; ends 705.
+  auto segments = run(5);
+  CHECK(segments.cu.cycles == 705);
+  // The wave spent the load's flight in vmcnt.
+  CHECK(coalesced.cu.wave_cycles[size_t(model::Slot::vmcnt)] == 684 - 72);
+  CHECK(coalesced.cu.wave_cycles[size_t(model::Slot::lgkmcnt)] == 64 - 8);
+}
+
+TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
+  // v_lshlrev at 0; ds_read_b128 at 4 holds the LDS for its bank cycles, the
+  // data arrives 64 clocks after; s_waitcnt lgkmcnt(0) issues at the first slot
+  // after; s_endpgm 4 later.
+  const std::string body = R"(
+  {}
+  ds_read_b128 v[2:5], v1
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+)";
+  emutest::KernelShape shape;
+  shape.lds = 64 * 256;
+  auto run = [&](const char* address) {
+    auto k = TestKernel::build(fmt::format(fmt::runtime(body), address), shape);
+    Args args;
+    auto t = model_first_workgroup(k, args.dispatch(1, 64));
+    return std::pair{modeltest::cost_of_first(k, t, "DS_READ_B128"), t.cu.cycles};
+  };
+  // 16 B per lane: 16 lanes a clock over 64 banks; lane l at 16 l: every phase
+  // hits 64 distinct banks once: 4 clocks. Done 4 + 4 + 64 = 72; ends 77.
+  CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{4, 77});
+  // Lane l at 256 l: a phase's 16 lanes all use banks 0..3, 16 dwords each:
+  // 16 clocks per phase, 64 in all. Done 4 + 64 + 64 = 132; ends 137.
+  CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{64, 137});
+  // Lanes reading the same address are broadcast: 4 phases of 1 clock.
+  CHECK(run("v_mov_b32 v1, 0").first == 4);
+}
+
+TEST_CASE("model: s_barrier holds the early wave until the late one arrives", "[model]") {
+  // Wave 0 (SIMD 0): readfirstlane 0, s_cmp 4, taken branch 8 (refetch until
+  // 16), s_barrier 16. Wave 1 (SIMD 1): 1, 5, branch not taken 9, s_nop 7 at 13
+  // (8 slots: until 45), s_nop 7 at 45 (until 77), s_barrier 77. The barrier
+  // opens at 77 + 4: wave 1 ends at 81 + 1, wave 0 at its next slot 84 + 1.
+  const std::string body = R"(
+  v_readfirstlane_b32 s6, v0
+  s_cmp_lt_u32 s6, 64
+  s_cbranch_scc1 arrive
+  s_nop 7
+  s_nop 7
+arrive:
+  s_barrier
+  s_endpgm
+)";
+  auto k = TestKernel::build(body);
+  Args args;
+  auto t = model_first_workgroup(k, args.dispatch(1, 128));
+  REQUIRE(t.cu.wave_end.size() == 2);
+  CHECK(t.cu.wave_end[0] == 85);
+  CHECK(t.cu.wave_end[1] == 82);
+  // Wave 0 waited at the barrier in its slots 20 .. 76 (15 slots of 4 clocks).
+  CHECK(t.cu.wave_cycles[size_t(model::Slot::barrier)] == 15 * 4);
+}
+
+TEST_CASE("model: s_setprio wins the MFMA pipe over an older wave on the same SIMD", "[model]") {
+  // Five waves: waves 0 and 4 share SIMD 0. Wave 4 (threads 256..319) raises its
+  // priority before the barrier; after it both want the MFMA pipe in the same
+  // slot, and the higher priority goes first although wave 0 is older.
+  const std::string body = R"(
+  v_readfirstlane_b32 s6, v0
+  s_cmp_lt_u32 s6, 256
+  s_cbranch_scc1 go
+  s_setprio {}
+go:
+  s_barrier
+  {} a[0:3], v[0:3], v[4:7], a[0:3]
+  s_endpgm
+)";
+  auto ends = [&](int prio) {
+    auto k = TestKernel::build(fmt::format(fmt::runtime(body), prio, kMfma), with_agprs());
+    Args args;
+    return model_first_workgroup(k, args.dispatch(1, 320)).cu.wave_end;
+  };
+  auto plain = ends(0), raised = ends(3);
+  REQUIRE(plain.size() == 5);
+  // The MFMAs of waves 0 and 4 run back to back: the first ends 16 clocks before the second.
+  CHECK(plain[4] == plain[0] + 16);
+  CHECK(raised[0] == raised[4] + 16);
+  CHECK(raised[4] == plain[0]);
+}

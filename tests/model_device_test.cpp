@@ -1,0 +1,95 @@
+// The model device: the emulator's results, bit for bit, plus a modeled time;
+// and the lines cdna4-run and cdna4-gemm print for it.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "cdna4/gemm.hpp"
+#include "cdna4/runtime.hpp"
+#include "codegen/assembler.hpp"
+#include "emulator_test_kernel.hpp"
+#include "gemm_support.hpp"
+#include "runtime/model/parameters.hpp"
+#include "support/process.hpp"
+
+using namespace cdna4;
+
+namespace {
+
+std::string tool(const char* name) { return std::string(CDNA4_BINARY_DIR) + "/" + name; }
+std::string schedule_path(const char* name) { return test::source_path(std::string("schedules/") + name); }
+
+double number_after(const std::string& text, const std::string& label) {
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex(label + " ([0-9.]+)")));
+  return std::stod(m[1]);
+}
+
+}  // namespace
+
+TEST_CASE("model device: results bit-identical to the emulator's, with a modeled time", "[model]") {
+  const int64_t m = 512, n = 512, k = 256;
+  const auto a = test::random_matrix(size_t(m * k), 11), b = test::random_matrix(size_t(k * n), 12);
+  for (const char* name : {"baseline_256x256x64_w8.json", "pingpong_256x256x64_w8.json"}) {
+    INFO(name);
+    const Schedule s = load_schedule(schedule_path(name));
+    Device emulator = Device::open("emulator"), model = Device::open("model");
+    CHECK(model.name() == "model");
+    const GemmRun expected = run_gemm(emulator, s, m, n, k, a, b, OutType::f32);
+    const GemmRun modeled = run_gemm(model, s, m, n, k, a, b, OutType::f32);
+    CHECK(modeled.c == expected.c);
+    CHECK_FALSE(expected.launch.model.has_value());
+    REQUIRE(modeled.launch.model.has_value());
+    const ModelReport& r = *modeled.launch.model;
+    CHECK(r.cycles > 0);
+    CHECK(r.seconds == Approx(double(r.cycles) / r.clock_hz).epsilon(1e-6));
+    CHECK(r.workgroups_per_cu == 1);  // 128 KiB of LDS per workgroup
+    CHECK(r.rounds == 1);
+    CHECK(r.mfma_utilization > 0);
+    CHECK(r.mfma_utilization <= 1);
+    const double tflops = 2.0 * m * n * k / r.seconds / 1e12;
+    CHECK(tflops < 2517);
+    double shares = r.stalls.issued + r.stalls.vmcnt + r.stalls.lgkmcnt + r.stalls.barrier +
+                    r.stalls.mfma_dependency + r.stalls.mfma_busy + r.stalls.issue + r.stalls.other;
+    CHECK(shares == Approx(1.0));
+    CHECK(r.memory_bytes == double(m * k * 2 + n * k * 2 + m * n * 4));
+  }
+}
+
+TEST_CASE("cdna4-gemm --device model: modeled lines, and C equal to the emulator's", "[model][cli]") {
+  test::TempDir dir;
+  const std::string s = schedule_path("baseline_256x256x64_w8.json");
+  auto emulated = test::run_command({tool("cdna4-gemm"), s, "--shape", "512x512x128", "--c-out", dir.file("e.bin")});
+  auto modeled = test::run_command(
+      {tool("cdna4-gemm"), s, "--shape", "512x512x128", "--device", "model", "--c-out", dir.file("m.bin"), "--check"});
+  REQUIRE(emulated.status == 0);
+  REQUIRE(modeled.status == 0);
+  CHECK(test::read_binary(dir.file("e.bin")) == test::read_binary(dir.file("m.bin")));
+  CHECK_THAT(modeled.output, Catch::Contains("bit-exact: yes"));
+  const double tflops = number_after(modeled.output, "\nmodeled:");
+  CHECK(tflops > 0);
+  CHECK(tflops < 2517);
+  CHECK(number_after(modeled.output, "\nmodeled cycles:") > 0);
+  CHECK(number_after(modeled.output, "\nmodeled time:") > 0);
+  CHECK_THAT(modeled.output, Catch::Matches("(.|\n)*\nmodeled time: [0-9.]+ us\n(.|\n)*"));
+  CHECK_THAT(modeled.output, Catch::Contains("modeled MFMA utilisation: "));
+  CHECK_THAT(modeled.output, Catch::Contains("modeled wave time: issued "));
+  CHECK_THAT(emulated.output, !Catch::Contains("modeled"));
+}
+
+TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cli]") {
+  test::TempDir dir;
+  emutest::KernelShape shape;
+  shape.vgprs = 128;
+  std::string body;
+  for (int i = 0; i < 4; ++i) body += "  v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n";
+  body += "  s_endpgm\n";
+  test::write_binary(dir.file("k.hsaco"), codegen::build_hsaco(emutest::kernel_source(body, shape), "k.s"));
+  auto run = test::run_command(
+      {tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1", "--block", "64", "--kernarg-size", "64"});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  // One wave, four chained MFMAs: 64 clocks on its CU, one round: the whole dispatch.
+  CHECK_THAT(run.output, Catch::Contains("\nmodeled cycles: 64\n"));
+  CHECK_THAT(run.output, Catch::Contains(fmt::format("\nmodeled time: {:.3f} us\n", 64 / model::param::kClockHz.value * 1e6)));
+}
