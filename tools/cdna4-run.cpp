@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cdna4/runtime.hpp"
+#include "cli_numbers.hpp"
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
 #include "model_output.hpp"
@@ -101,13 +102,7 @@ struct Options {
 };
 
 uint64_t parse_uint(const std::string& text, const std::string& what) {
-  uint64_t value = 0;
-  int base = text.starts_with("0x") || text.starts_with("0X") ? 16 : 10;
-  const char* begin = text.data() + (base == 16 ? 2 : 0);
-  auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value, base);
-  if (ec != std::errc() || end != text.data() + text.size() || begin == end)
-    throw UsageError(fmt::format("{}: '{}' is not a non-negative integer", what, text));
-  return value;
+  return cdna4::tools::parse_unsigned<UsageError>(text, what);
 }
 
 double parse_seconds(const std::string& text, const std::string& what) {
@@ -133,14 +128,8 @@ cdna4::Dim3 parse_dim3(const std::string& text, const std::string& what) {
   throw UsageError(fmt::format("{}: '{}' has more than 3 dimensions", what, text));
 }
 
-uint64_t parse_size(std::string text, const std::string& what) {
-  uint64_t scale = 1;
-  if (!text.empty()) {
-    char suffix = char(std::toupper(static_cast<unsigned char>(text.back())));
-    scale = suffix == 'K' ? 1ull << 10 : suffix == 'M' ? 1ull << 20 : suffix == 'G' ? 1ull << 30 : 1;
-    if (scale != 1) text.pop_back();
-  }
-  return parse_uint(text, what) * scale;
+uint64_t parse_size(const std::string& text, const std::string& what, uint64_t max = UINT64_MAX) {
+  return cdna4::tools::parse_size<UsageError>(text, what, max);
 }
 
 void split_assignment(const std::string& flag, const std::string& text, std::map<std::string, std::string>& into) {
@@ -172,7 +161,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--fill") split_assignment(a, value(), o.fills);
     else if (a == "--arg") split_assignment(a, value(), o.args);
     else if (a == "--out") split_assignment(a, value(), o.outs);
-    else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds"));
+    else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds", UINT32_MAX));
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
