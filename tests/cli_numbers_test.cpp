@@ -95,3 +95,22 @@ TEST_CASE("cdna4-asmgen refuses an input that is not a regular file", "[cli][num
   const auto schedule = test::run_command({tool("cdna4-asmgen"), "/dev/zero.json", "--shape", "8x8x8"});
   CHECK(schedule.status == 1);
 }
+
+TEST_CASE("cdna4-run sizes that wrap are usage errors", "[cli][numbers][runtime]") {
+  test::TempDir dir;
+  const auto assembled = test::run_command({tool("cdna4-asmgen"), test::source_path("tools/examples/mfma_16x16x128.s"),
+                                            "-o", dir.file("k.hsaco")});
+  REQUIRE(assembled.status == 0);
+  const auto run = [&](const std::string& flag, const std::string& value) {
+    return test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--grid", "1", "--block", "64", flag, value});
+  };
+  const auto buf = run("--buf", "a=17179869184G");  // 2^34 GiB = 2^64 bytes: used to wrap to 0
+  CHECK(buf.status == 2);
+  CHECK(contains(buf.output, "'17179869184G' is too large"));
+  const auto lds = run("--dynamic-lds", "4G");
+  CHECK(lds.status == 2);
+  CHECK(contains(lds.output, "--dynamic-lds: '4G' is too large (at most 4294967295 bytes)"));
+  const auto seed = run("--seed", "-1");
+  CHECK(seed.status == 2);
+  CHECK(contains(seed.output, "--seed: '-1' is not a non-negative integer"));
+}

@@ -15,6 +15,7 @@ namespace cdna4::codegen {
 namespace {
 
 constexpr int64_t kMaxOperandBytes = int64_t(1) << 30;  // lane offsets stay below the out-of-range marks
+constexpr size_t kMaxInstructions = 16384;
 
 bool power_of_two(int v) { return v > 0 && std::has_single_bit(unsigned(v)); }
 
@@ -73,6 +74,10 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
 
   LoweredGemm out;
   out.code = isa::insert_hazard_nops(std::move(ctx.code));
+  if (out.code.instruction_count() > kMaxInstructions)
+    throw Error(fmt::format("schedule {} for shape {}: {} instructions, more than the {} a kernel may have (branches "
+                            "take 16-bit dword offsets; at 8 bytes an instruction every branch stays in range)",
+                            s.name, shape.to_string(), out.code.instruction_count(), kMaxInstructions));
   out.loop_instructions = ctx.loop_instructions;
   out.loop_iterations = ctx.loop_iterations;
   out.spec.name = kernel_name;
