@@ -101,8 +101,8 @@ class Args {
     d.grid[0] = grid_x;
     d.block[0] = block_x;
     d.kernarg.resize(8 * pointers_.size() + 4 * scalars_.size());
-    std::memcpy(d.kernarg.data(), pointers_.data(), 8 * pointers_.size());
-    std::memcpy(d.kernarg.data() + 8 * pointers_.size(), scalars_.data(), 4 * scalars_.size());
+    if (!pointers_.empty()) std::memcpy(d.kernarg.data(), pointers_.data(), 8 * pointers_.size());
+    if (!scalars_.empty()) std::memcpy(d.kernarg.data() + 8 * pointers_.size(), scalars_.data(), 4 * scalars_.size());
     d.regions = regions_;
     return d;
   }

@@ -22,11 +22,13 @@ size_t Buffer::size() const { return alloc_ ? alloc_->size() : 0; }
 uint64_t Buffer::address() const { return alloc_ ? alloc_->address() : 0; }
 
 void Buffer::upload(const void* data, size_t bytes, size_t offset) {
-  checked(alloc_, offset, bytes, "upload").write(offset, data, bytes);
+  auto& alloc = checked(alloc_, offset, bytes, "upload");
+  if (bytes) alloc.write(offset, data, bytes);  // an empty vector's data() may be null
 }
 
 void Buffer::download(void* data, size_t bytes, size_t offset) const {
-  checked(alloc_, offset, bytes, "download").read(offset, data, bytes);
+  auto& alloc = checked(alloc_, offset, bytes, "download");
+  if (bytes) alloc.read(offset, data, bytes);
 }
 
 void Buffer::fill_zero() {

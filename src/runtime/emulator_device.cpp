@@ -50,8 +50,13 @@ class HostAllocation : public Allocation {
   }
   uint64_t address() const override { return reinterpret_cast<uint64_t>(memory_); }
   size_t size() const override { return size_; }
-  void write(size_t offset, const void* data, size_t bytes) override { std::memcpy(memory_ + offset, data, bytes); }
-  void read(size_t offset, void* data, size_t bytes) const override { std::memcpy(data, memory_ + offset, bytes); }
+  // memcpy with a null pointer is undefined even for 0 bytes (an empty vector's data()).
+  void write(size_t offset, const void* data, size_t bytes) override {
+    if (bytes) std::memcpy(memory_ + offset, data, bytes);
+  }
+  void read(size_t offset, void* data, size_t bytes) const override {
+    if (bytes) std::memcpy(data, memory_ + offset, bytes);
+  }
 
  private:
   static constexpr size_t kAlign = 4096;
@@ -102,6 +107,7 @@ class EmulatorBackend : public Backend {
     if (model_) {
       timing.emplace(kernel.info(), dispatch);
       emu_options.trace = timing->sink();
+      emu_options.trace_only = config_.model_only;
     }
 
     emu::RunStats run = emu::run(kernel.code_object(), kernel.info(), dispatch, emu_options);

@@ -63,7 +63,8 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   // Kernel arguments and the dispatch packet live in host memory the kernel may read.
   size_t kernarg_size = std::max<size_t>({dispatch.kernarg.size(), size_t(kernel.kernarg_bytes()), size_t(8)});
   std::vector<uint64_t> kernarg_storage((kernarg_size + 7) / 8, 0);
-  std::memcpy(kernarg_storage.data(), dispatch.kernarg.data(), dispatch.kernarg.size());
+  if (!dispatch.kernarg.empty())
+    std::memcpy(kernarg_storage.data(), dispatch.kernarg.data(), dispatch.kernarg.size());
   uint64_t kernarg_address = reinterpret_cast<uint64_t>(kernarg_storage.data());
   auto packet = dispatch_packet(kernel, dispatch, kernarg_address);
   std::vector<MemoryRegion> regions = dispatch.regions;
