@@ -56,6 +56,20 @@ TEST_CASE("model device: results bit-identical to the emulator's, with a modeled
   }
 }
 
+TEST_CASE("model device: model_only runs just the timed workgroups and models the same time", "[model]") {
+  const int64_t m = 512, n = 512, k = 256;
+  const auto a = test::random_matrix(size_t(m * k), 13), b = test::random_matrix(size_t(k * n), 14);
+  const Schedule s = load_schedule(schedule_path("baseline_256x256x64_w8.json"));
+  EmulatorConfig only;
+  only.model_only = true;
+  Device full = Device::open("model"), fast = Device::open("model", only);
+  const GemmRun everything = run_gemm(full, s, m, n, k, a, b, OutType::f32);
+  const GemmRun timed = run_gemm(fast, s, m, n, k, a, b, OutType::f32);
+  REQUIRE(timed.launch.model.has_value());
+  CHECK(timed.launch.model->cycles == everything.launch.model->cycles);
+  CHECK(timed.launch.instructions * 4 == everything.launch.instructions);  // 1 of 4 workgroups ran
+}
+
 TEST_CASE("cdna4-gemm --device model: modeled lines, and C equal to the emulator's", "[model][cli]") {
   test::TempDir dir;
   const std::string s = schedule_path("baseline_256x256x64_w8.json");

@@ -43,6 +43,8 @@ const char* kUsage =
     "  --c-out FILE              write C\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
+    "  --model-only              model device: run only the workgroups the model times\n"
+    "                            (seconds for large shapes; C is left incomplete)\n"
     "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
     "                            at most 4096)\n"
     "  --check                   compare every element with the CPU reference (one fp32\n"
@@ -61,7 +63,7 @@ struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
   uint64_t seed = 1;
   unsigned threads = 0;
-  bool check = false, instant = false, json = false;
+  bool check = false, instant = false, json = false, model_only = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -84,6 +86,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
+    else if (arg == "--model-only") o.model_only = true;
     else if (arg == "--json") o.json = true;
     else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
@@ -94,6 +97,9 @@ Options parse(int argc, char** argv) {
   if (o.out_type != "f32" && o.out_type != "bf16") throw cdna4::Error("--out-type takes f32 or bf16");
   if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
+  if (o.model_only && o.device != "model") throw cdna4::Error("--model-only needs --device model");
+  if (o.model_only && (o.check || !o.c_out.empty()))
+    throw cdna4::Error("--model-only leaves C incomplete: it cannot go with --check or --c-out");
   return o;
 }
 
@@ -143,6 +149,7 @@ int main(int argc, char** argv) {
     config.seed = o.seed;
     config.instant_completion = o.instant;
     config.threads = o.threads;
+    config.model_only = o.model_only;
     cdna4::Device device = cdna4::Device::open(o.device, config);
     cdna4::LaunchOptions launch;
     launch.on_race = cdna4::OnRace::Report;

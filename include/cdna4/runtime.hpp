@@ -187,6 +187,10 @@ struct EmulatorConfig {
   // wave and pc. 0 means no limit.
   uint64_t max_instructions = uint64_t(1) << 36;  // wave-instructions (about 7e10)
   double time_limit_seconds = 600;                // wall-clock seconds
+  // Model device: run only the workgroups the timing model simulates (one CU's
+  // worth), so large grids are modeled in seconds; the other workgroups'
+  // outputs are left unwritten.
+  bool model_only = false;
 };
 
 // An instruction of a kernel the emulator cannot execute; occurrences with the

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cdna4/error.hpp"
+#include "runtime/emulator/trace.hpp"
 #include "runtime/emulator/workgroup.hpp"
 
 namespace cdna4::emu {
@@ -93,6 +94,7 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
     for (uint64_t linear; !stop && (linear = next.fetch_add(1)) < total;) {
       uint32_t id[3] = {uint32_t(linear % dispatch.grid[0]), uint32_t((linear / dispatch.grid[0]) % dispatch.grid[1]),
                         uint32_t(linear / (uint64_t(dispatch.grid[0]) * dispatch.grid[1]))};
+      if (options.trace_only && !(options.trace && options.trace->wants(linear))) continue;
       try {
         if (auto hit = limits.check())
           throw LimitError(fmt::format("emulator: {} before workgroup ({},{},{}) started", *hit, id[0], id[1], id[2]));

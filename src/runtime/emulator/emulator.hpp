@@ -38,6 +38,7 @@ struct EmulatorOptions {
   double time_limit_seconds = 0;    // wall clock per run; 0 = no limit
   const std::atomic<bool>* cancel = nullptr;  // stops the run when set
   TraceSink* trace = nullptr;       // records the workgroups it wants (trace.hpp); null = off
+  bool trace_only = false;          // run only the workgroups `trace` wants (timing without results)
 };
 
 using RaceReport = cdna4::RaceReport;  // races and wait-state hazards, as the public API reports them
