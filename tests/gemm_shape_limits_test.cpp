@@ -2,6 +2,10 @@
 // with a message, never wrapped into a small kernel or a short host buffer.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "cdna4/gemm.hpp"
 #include "common/checked.hpp"
 #include "schedule_test_support.hpp"
@@ -73,4 +77,16 @@ TEST_CASE("cdna4-gemm refuses a shape whose sizes wrap", "[gemm][limits][cli]") 
     CHECK(r.status == 1);
     CHECK(contains(r.output, "cdna4-gemm: shape"));
   }
+}
+
+TEST_CASE("a kernel past the instruction limit is refused with the limit named", "[gemm][limits]") {
+  auto j = nlohmann::ordered_json::parse(
+      schedule_test::read_text(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json"));
+  int order = 0;
+  for (const auto& op : j["ops"]) order = std::max(order, op["order"].get<int>());
+  for (int i = 0; i < 4000; ++i)
+    j["ops"].push_back({{"op", "setprio"}, {"prio", i % 2}, {"stage", 0}, {"order", ++order}});
+  const Schedule many = parse_schedule(j.dump(), "many.json");
+  const std::string e = error_of([&] { compile(many, parse_shape("256x256x4096")); });
+  CHECK(contains(e, "instructions, more than the 16384 a kernel may have"));
 }
