@@ -8,6 +8,12 @@
 
 namespace cdna4 {
 
+// Largest kernarg segment a kernel may declare (descriptor or metadata) or a
+// launch may pass: 4 KiB, the kernel-argument limit of HIP and classic CUDA,
+// many times what real kernels use (a HIP kernel's hidden arguments end near
+// byte 256; the largest foreign GEMMs we run take a few hundred bytes).
+inline constexpr uint32_t kMaxKernargSegmentBytes = 4096;
+
 struct KernelArg {
   std::string name;        // may be empty in foreign code objects
   std::string value_kind;  // "global_buffer", "by_value", "hidden_block_count_x", ...
@@ -54,11 +60,14 @@ struct KernelInfo {
 
 class CodeObject {
  public:
-  // Parses an hsaco (ELF64 AMDGPU shared object). Throws cdna4::Error with a
+  // Parses an hsaco (ELF64 AMDGPU shared object). The input is untrusted: the
+  // ELF structure, the metadata note and every field used from it are checked
+  // (docs/runtime.md, "Code object validation"). Throws cdna4::Error with a
   // message naming what is wrong for anything that is not a usable code object.
   static CodeObject read(std::span<const uint8_t> bytes);
 
   const std::string& target() const { return target_; }  // e.g. "amdgcn-amd-amdhsa--gfx950"
+  const std::string& processor() const { return processor_; }  // from the ELF flags, e.g. "gfx950"
   const std::vector<uint8_t>& text() const { return text_; }  // .text section bytes
   uint64_t text_address() const { return text_address_; }
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
@@ -68,6 +77,7 @@ class CodeObject {
 
  private:
   std::string target_;
+  std::string processor_;
   std::vector<uint8_t> text_;
   uint64_t text_address_ = 0;
   std::vector<KernelInfo> kernels_;

@@ -45,6 +45,10 @@ namespace {
 LaunchStats launch_on(detail::Backend& backend, const Kernel& kernel, Dim3 grid, Dim3 block,
                       const rt::ExplicitArgs& args, const LaunchOptions& options) {
   const KernelInfo& info = kernel.info();
+  const std::string& processor = kernel.code_object().processor();
+  if (processor != "gfx950")
+    throw Error(fmt::format("kernel {}: the code object is for {} (target {}); the {} device runs gfx950 code only",
+                            info.name, processor, kernel.code_object().target(), backend.name()));
   uint64_t lds = uint64_t(std::max(info.group_segment_fixed_size, info.md_group_segment_fixed_size)) +
                  options.dynamic_lds;
   if (lds > kMaxLdsBytes)

@@ -16,7 +16,8 @@ bool is_hidden(const KernelArg& arg) { return std::string_view(arg.value_kind).s
 void put(std::vector<uint8_t>& kernarg, const KernelArg& arg, uint64_t value) {
   // Little-endian, truncated to the argument's size (hidden args are 2, 4 or 8 bytes).
   size_t n = std::min<size_t>(arg.size, sizeof(value));
-  std::memcpy(kernarg.data() + arg.offset, &value, n);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  std::copy(bytes, bytes + n, kernarg.begin() + arg.offset);
 }
 
 uint64_t hidden_value(const KernelArg& arg, const DispatchGeometry& g, const HiddenValues& h) {
@@ -47,12 +48,6 @@ uint32_t natural_alignment(size_t size) {
   return align;
 }
 
-void check_fits(const KernelInfo& kernel, const KernelArg& arg) {
-  if (uint64_t(arg.offset) + arg.size > (1u << 20))
-    throw Error(fmt::format("kernel {}: metadata argument at offset {} size {} is implausible",
-                            kernel.name, arg.offset, arg.size));
-}
-
 }  // namespace
 
 DispatchGeometry dispatch_geometry(const KernelInfo& kernel, Dim3 grid, Dim3 block, GridUnit unit) {
@@ -81,6 +76,33 @@ DispatchGeometry dispatch_geometry(const KernelInfo& kernel, Dim3 grid, Dim3 blo
   return g;
 }
 
+void check_kernarg_layout(const KernelInfo& kernel) {
+  for (auto [what, size] : {std::pair{"descriptor kernarg_size", kernel.kernarg_size},
+                            std::pair{"metadata .kernarg_segment_size", kernel.md_kernarg_size}})
+    if (size > kMaxKernargSegmentBytes)
+      throw Error(fmt::format("kernel {}: {} is {} bytes; a kernarg segment holds at most {}", kernel.name, what,
+                              size, kMaxKernargSegmentBytes));
+  const uint64_t segment = kernel.kernarg_bytes();
+  std::vector<size_t> by_offset;
+  for (size_t i = 0; i < kernel.args.size(); ++i) {
+    const KernelArg& arg = kernel.args[i];
+    if (uint64_t(arg.offset) + arg.size > segment)
+      throw Error(fmt::format("kernel {}: metadata argument {} ends at byte {}, past the {}-byte kernarg segment",
+                              kernel.name, describe_arg(arg, i), uint64_t(arg.offset) + arg.size, segment));
+    if (arg.size) by_offset.push_back(i);
+  }
+  std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) {
+    return std::pair(kernel.args[a].offset, a) < std::pair(kernel.args[b].offset, b);
+  });
+  for (size_t j = 1; j < by_offset.size(); ++j) {
+    const KernelArg& before = kernel.args[by_offset[j - 1]];
+    const KernelArg& after = kernel.args[by_offset[j]];
+    if (after.offset < before.offset + before.size)
+      throw Error(fmt::format("kernel {}: metadata argument {} overlaps argument {}", kernel.name,
+                              describe_arg(after, by_offset[j]), describe_arg(before, by_offset[j - 1])));
+  }
+}
+
 std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel) {
   std::vector<const KernelArg*> out;
   for (const KernelArg& arg : kernel.args)
@@ -104,7 +126,11 @@ std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<A
     for (const Arg& arg : args) {
       KernelArg k;
       k.value_kind = arg.kind() == Arg::Kind::Pointer ? "global_buffer" : "by_value";
-      k.size = arg.kind() == Arg::Kind::Pointer ? 8 : uint32_t(arg.value().size());
+      const size_t size = arg.kind() == Arg::Kind::Pointer ? 8 : arg.value().size();
+      if (size > kMaxKernargSegmentBytes || offset > kMaxKernargSegmentBytes)
+        throw Error(fmt::format("kernel {}: the arguments exceed the {}-byte limit of a kernarg segment",
+                                kernel.name, kMaxKernargSegmentBytes));
+      k.size = uint32_t(size);
       uint32_t align = natural_alignment(k.size);
       k.offset = (offset + align - 1) / align * align;
       offset = k.offset + k.size;
@@ -121,12 +147,12 @@ std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<A
     throw Error(fmt::format("kernel {} takes {} argument{}, {} given", kernel.name, wanted.size(),
                             wanted.size() == 1 ? "" : "s", args.size()));
 
+  check_kernarg_layout(kernel);
   size_t bytes = kernel.kernarg_bytes();
-  for (const KernelArg& arg : kernel.args) {
-    check_fits(kernel, arg);
-    bytes = std::max<size_t>(bytes, arg.offset + arg.size);
-  }
-  for (const KernelArg* arg : wanted) bytes = std::max<size_t>(bytes, arg->offset + arg->size);
+  for (const KernelArg* arg : wanted) bytes = std::max<size_t>(bytes, size_t(arg->offset) + arg->size);
+  if (bytes > kMaxKernargSegmentBytes)
+    throw Error(fmt::format("kernel {}: the arguments take {} bytes; a kernarg segment holds at most {}",
+                            kernel.name, bytes, kMaxKernargSegmentBytes));
   std::vector<uint8_t> kernarg(bytes, 0);
 
   for (size_t i = 0; i < args.size(); ++i) {
@@ -144,7 +170,7 @@ std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<A
       if (got.value().size() != want.size)
         throw Error(fmt::format("kernel {}: argument {} wants {} bytes, got {}", kernel.name,
                                 describe_arg(want, i), want.size, got.value().size()));
-      std::memcpy(kernarg.data() + want.offset, got.value().data(), want.size);
+      std::copy(got.value().begin(), got.value().end(), kernarg.begin() + want.offset);
     } else {
       throw Error(fmt::format("kernel {}: argument {} has kind {}, which this launcher does not support",
                               kernel.name, describe_arg(want, i), want.value_kind));
@@ -157,9 +183,12 @@ std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<A
 
 std::vector<uint8_t> build_kernarg_block(const KernelInfo& kernel, const KernargBlock& block,
                                          const DispatchGeometry& geometry, const HiddenValues& hidden) {
+  check_kernarg_layout(kernel);
+  if (block.size() > kMaxKernargSegmentBytes)
+    throw Error(fmt::format("kernel {}: a kernarg block of {} bytes exceeds the {}-byte limit of a kernarg segment",
+                            kernel.name, block.size(), kMaxKernargSegmentBytes));
   size_t bytes = std::max<size_t>(kernel.kernarg_bytes(), block.size());
   for (const KernelArg& arg : kernel.args) {
-    check_fits(kernel, arg);
     if (is_hidden(arg) && arg.offset < block.size())
       throw Error(fmt::format("kernel {}: hidden argument {} at offset {} overlaps the {}-byte kernarg block; "
                               "the explicit arguments end at offset {}",

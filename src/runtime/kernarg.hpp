@@ -27,6 +27,11 @@ struct DispatchGeometry {
 // within the kernel's max flat workgroup size, AQL grid sizes within 32 bits.
 DispatchGeometry dispatch_geometry(const KernelInfo& kernel, Dim3 grid, Dim3 block, GridUnit unit);
 
+// Throws cdna4::Error naming the kernel and the field unless the descriptor's
+// and the metadata's kernarg sizes are at most kMaxKernargSegmentBytes and every
+// metadata argument lies inside the segment without overlapping another.
+void check_kernarg_layout(const KernelInfo& kernel);
+
 // Values of hidden arguments that depend on the backend.
 struct HiddenValues {
   uint32_t dynamic_lds = 0;

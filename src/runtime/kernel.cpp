@@ -45,9 +45,21 @@ Kernel Kernel::from_file(const std::string& path, const std::string& name) {
   }
 }
 
-const std::string& Kernel::name() const { return state_->info.name; }
-const std::vector<uint8_t>& Kernel::hsaco() const { return state_->hsaco; }
-const CodeObject& Kernel::code_object() const { return state_->code; }
-const KernelInfo& Kernel::info() const { return state_->info; }
+namespace {
+
+// A default-constructed Kernel has no state; every accessor (and so every
+// launch) refuses it instead of dereferencing null.
+template <class State>
+const State& loaded(const std::shared_ptr<const State>& state) {
+  if (!state) throw Error("empty Kernel: load one with Kernel::from_file or Kernel::from_hsaco first");
+  return *state;
+}
+
+}  // namespace
+
+const std::string& Kernel::name() const { return loaded(state_).info.name; }
+const std::vector<uint8_t>& Kernel::hsaco() const { return loaded(state_).hsaco; }
+const CodeObject& Kernel::code_object() const { return loaded(state_).code; }
+const KernelInfo& Kernel::info() const { return loaded(state_).info; }
 
 }  // namespace cdna4
