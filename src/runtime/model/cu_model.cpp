@@ -17,6 +17,7 @@ static_assert(emu::kCacheLineBytes == param::kCacheLineBytes.value, "the trace a
 
 constexpr uint64_t kIssuePeriod = as_int(param::kIssuePeriod);
 constexpr uint32_t kRegisters = as_int(param::kVgprsPerLane);
+constexpr uint64_t kMaxIdleClocks = uint64_t(1) << 26;  // far beyond any modeled latency
 
 struct WaveSim {
   const std::vector<emu::TraceEntry>* stream = nullptr;
@@ -104,20 +105,23 @@ class Simulation {
         w.simd = age % as_int(param::kSimdsPerCu);
         w.done = stream.empty();
         ++age;
+        live_ += !w.done;
         waves_.push_back(std::move(w));
       }
     }
     workgroups_ = uint32_t(workgroups.size());
+    by_simd_.resize(as_int(param::kSimdsPerCu));
+    for (WaveSim& w : waves_) by_simd_[w.simd].push_back(&w);
   }
 
   CuResult run() {
     const uint32_t simds = as_int(param::kSimdsPerCu);
     uint64_t idle_since = 0;
-    for (uint64_t now = 0; live() > 0; ++now) {
+    for (uint64_t now = 0; live_ > 0; ++now) {
       if (issue_slot(now % simds, now)) idle_since = now;
-      release_barriers(now);
-      if (now - idle_since > (uint64_t(1) << 32))
-        throw Error("model: no wave issued for 2^32 clocks (a wait that never completes)");
+      if (barrier_changed_) release_barriers(now);
+      if (now - idle_since > kMaxIdleClocks)
+        throw Error(fmt::format("model: no wave issued for {} clocks (a wait that never completes)", kMaxIdleClocks));
     }
     for (const WaveSim& w : waves_) {
       result_.wave_end.push_back(w.finished_at);
@@ -127,19 +131,13 @@ class Simulation {
   }
 
  private:
-  size_t live() {
-    size_t n = 0;
-    for (const WaveSim& w : waves_) n += !w.done;
-    return n;
-  }
-
   void count(Slot s) { result_.wave_cycles[size_t(s)] += kIssuePeriod; }
 
   // Returns whether any wave issued.
   bool issue_slot(uint32_t simd, uint64_t now) {
     order_.clear();
-    for (WaveSim& w : waves_)
-      if (w.simd == simd && !w.done) order_.push_back(&w);
+    for (WaveSim* w : by_simd_[simd])
+      if (!w->done) order_.push_back(w);
     std::sort(order_.begin(), order_.end(), [](const WaveSim* a, const WaveSim* b) {
       return a->priority != b->priority ? a->priority > b->priority : a->age < b->age;
     });
@@ -194,7 +192,10 @@ class Simulation {
       case Kind::lds: w.lds.push_back(lds_completion(w, cu_, now, e.cost)); break;
       case Kind::nop: w.not_before = now + t.nop_slots * kIssuePeriod; break;
       case Kind::setprio: w.priority = t.priority; break;
-      case Kind::barrier: w.at_barrier = true; break;
+      case Kind::barrier:
+        w.at_barrier = true;
+        barrier_changed_ = true;
+        break;
       case Kind::endpgm: w.done = true; break;
       default: break;
     }
@@ -202,11 +203,16 @@ class Simulation {
     if (!last && t.kind == Kind::branch && (*w.stream)[w.next].inst != e.inst + 1)
       w.not_before = now + as_int(param::kTakenBranchPenalty);
     if (last) w.done = true;
-    if (w.done) w.finished_at = std::max(now + 1, w.mfma_done);
+    if (w.done) {
+      w.finished_at = std::max(now + 1, w.mfma_done);
+      --live_;
+      barrier_changed_ = true;  // one wave fewer to wait for
+    }
   }
 
   // A workgroup's barrier opens when every wave still running has reached it.
   void release_barriers(uint64_t now) {
+    barrier_changed_ = false;
     for (uint32_t g = 0; g < workgroups_; ++g) {
       bool any = false, all = true;
       for (const WaveSim& w : waves_) {
@@ -226,7 +232,10 @@ class Simulation {
   const emu::Program& program_;
   const std::vector<InstTiming>& timing_;
   std::vector<WaveSim> waves_;
+  std::vector<std::vector<WaveSim*>> by_simd_;
   std::vector<WaveSim*> order_;
+  size_t live_ = 0;
+  bool barrier_changed_ = false;  // a wave reached a barrier or ended since the last check
   uint32_t workgroups_ = 0;
   Cu cu_;
   CuResult result_;
