@@ -119,3 +119,17 @@ TEST_CASE("registers: a kernel may name only the registers its descriptor alloca
   CHECK_THAT(run_body("  v_mov_b64 v[6:7], 0\n  v_accvgpr_write_b32 a3, 0\n  s_mov_b32 s15, 0\n  s_mov_b32 vcc_lo, 0\n  s_mov_b32 m0, 0\n"),
              Catch::Equals("no error"));
 }
+
+TEST_CASE("cdna4-gemm: --max-instructions and --timeout bound the launch", "[emulator][limits][cli]") {
+  const std::string gemm = std::string(CDNA4_BINARY_DIR) + "/cdna4-gemm";
+  const std::string schedule = test::source_path("schedules/baseline_256x256x64_w8.json");
+  auto budget = test::run_command({gemm, schedule, "--shape", "512x512x512", "--max-instructions", "1000"});
+  CHECK(budget.status == 1);
+  CHECK_THAT(budget.output, Catch::Contains("instruction budget of 1000 wave-instructions exhausted in workgroup"));
+  auto bad = test::run_command({gemm, schedule, "--shape", "512x512x512", "--timeout", "1s"});
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.output, Catch::Contains("--timeout: '1s' is not a number of seconds"));
+  auto fine = test::run_command({gemm, schedule, "--shape", "256x256x64", "--timeout", "120", "--check"});
+  INFO(fine.output);
+  CHECK(fine.status == 0);
+}

@@ -43,8 +43,12 @@ const char* kUsage =
     "  --c-out FILE              write C\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
+    "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
+    "  --timeout SECONDS         emulator: stop after SECONDS of wall time (default 600; 0: no limit)\n"
     "  --model-only              model device: run only the workgroups the model times\n"
     "                            (seconds for large shapes; C is left incomplete)\n"
+    "  --trace FILE.json         model device: write the modeled timeline of one CU in the\n"
+    "                            Chrome trace-event format (Perfetto, chrome://tracing)\n"
     "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
     "                            at most 4096)\n"
     "  --check                   compare every element with the CPU reference (one fp32\n"
@@ -63,7 +67,10 @@ struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
   uint64_t seed = 1;
   unsigned threads = 0;
+  std::optional<uint64_t> max_instructions;
+  std::optional<double> timeout;
   bool check = false, instant = false, json = false, model_only = false;
+  std::string trace;
 };
 
 Options parse(int argc, char** argv) {
@@ -86,7 +93,10 @@ Options parse(int argc, char** argv) {
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
+    else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned(value(), arg);
+    else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds(value(), arg);
     else if (arg == "--model-only") o.model_only = true;
+    else if (arg == "--trace") o.trace = value();
     else if (arg == "--json") o.json = true;
     else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
@@ -98,6 +108,7 @@ Options parse(int argc, char** argv) {
   if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
   if (o.model_only && o.device != "model") throw cdna4::Error("--model-only needs --device model");
+  if (!o.trace.empty() && o.device != "model") throw cdna4::Error("--trace needs --device model");
   if (o.model_only && (o.check || !o.c_out.empty()))
     throw cdna4::Error("--model-only leaves C incomplete: it cannot go with --check or --c-out");
   return o;
@@ -150,8 +161,11 @@ int main(int argc, char** argv) {
     config.instant_completion = o.instant;
     config.threads = o.threads;
     config.model_only = o.model_only;
+    config.model_timeline = !o.trace.empty();
     cdna4::Device device = cdna4::Device::open(o.device, config);
     cdna4::LaunchOptions launch;
+    launch.max_instructions = o.max_instructions;
+    launch.time_limit_seconds = o.timeout;
     launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
     const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, m, n, k, a, b, out, launch);
@@ -166,6 +180,7 @@ int main(int argc, char** argv) {
       f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
       if (!f) throw cdna4::Error("cannot write " + o.c_out);
     }
+    if (run.launch.model && !o.trace.empty()) cdna4::tools::write_chrome_trace(o.trace, *run.launch.model);
     const int status = !run.launch.races.empty() ? 3 : diff.value_or(0) != 0 ? 2 : 0;
     if (o.json) {
       nlohmann::json races = nlohmann::json::array();

@@ -105,14 +105,6 @@ uint64_t parse_uint(const std::string& text, const std::string& what) {
   return cdna4::tools::parse_unsigned<UsageError>(text, what);
 }
 
-double parse_seconds(const std::string& text, const std::string& what) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value >= 0) || value > 1e9)
-    throw UsageError(fmt::format("{}: '{}' is not a number of seconds (0 to 1e9)", what, text));
-  return value;
-}
-
 cdna4::Dim3 parse_dim3(const std::string& text, const std::string& what) {
   uint32_t v[3] = {1, 1, 1};
   size_t pos = 0;
@@ -165,7 +157,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
-    else if (a == "--timeout") o.timeout = parse_seconds(value(), "--timeout");
+    else if (a == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), "--timeout");
     else if (a == "--kernarg") o.kernarg_file = value();
     else if (a == "--kernarg-size") o.kernarg_size = parse_size(value(), "--kernarg-size");
     else if (a == "--list") o.list = true;

@@ -51,4 +51,14 @@ uint64_t parse_size(std::string_view text, std::string_view flag, uint64_t max =
   return *bytes;
 }
 
+// "0.5", "30", "1e3" -> seconds, 0 to 1e9 (0 usually means "no limit").
+template <typename Failure = Error>
+double parse_seconds(std::string_view text, std::string_view flag) {
+  double value = 0;
+  const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || stop != text.data() + text.size() || !(value >= 0) || value > 1e9)
+    throw Failure(fmt::format("{}: '{}' is not a number of seconds (0 to 1e9)", flag, text));
+  return value;
+}
+
 }  // namespace cdna4::tools
