@@ -3,6 +3,9 @@
 // wave w of a workgroup sits on SIMD w % 4 with slots at w % 4 + 4i.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include "model_test_support.hpp"
 #include "runtime/model/parameters.hpp"
 
@@ -176,4 +179,41 @@ go:
   CHECK(plain[4] == plain[0] + 16);
   CHECK(raised[0] == raised[4] + 16);
   CHECK(raised[4] == plain[0]);
+}
+
+TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, clock for clock", "[model]") {
+  // The kernel of the vmcnt case plus an MFMA: s_load at 0 (not a slice);
+  // s_waitcnt lgkmcnt(0) stalls in slots 8 .. 60; global_load 68 .. 684;
+  // s_waitcnt vmcnt(0) stalls in slots 72 .. 680; the MFMA issues at 688.
+  const std::string body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  v_lshlrev_b32 v1, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx4 v[2:5], v1, s[4:5]
+  s_waitcnt vmcnt(0)
+  v_mfma_f32_16x16x32_bf16 a[0:3], v[2:5], v[2:5], a[0:3]
+  s_endpgm
+)";
+  struct alignas(128) Line {
+    uint8_t bytes[128];
+  };
+  std::vector<Line> data(8);
+  auto k = TestKernel::build(body, with_agprs());
+  Args args;
+  args.add(data);
+  model::FirstWorkgroups sink(1);
+  emu::EmulatorOptions o = emutest::instant();
+  o.trace = &sink;
+  emutest::run(k, args.dispatch(1, 64), o);
+  auto program = emu::decode_program(k.code.text(), k.info.accum_offset);
+  auto cu = model::simulate_cu(*program, model::classify(*program), sink.take(), true);
+  using K = ModelSliceKind;
+  std::vector<std::tuple<K, uint64_t, uint64_t>> got;
+  for (const ModelSlice& s : cu.timeline) got.emplace_back(s.kind, s.begin, s.end);
+  std::sort(got.begin(), got.end(), [](auto& a, auto& b) { return std::get<1>(a) < std::get<1>(b); });
+  const std::vector<std::tuple<K, uint64_t, uint64_t>> expected = {
+      {K::wait_lgkmcnt, 8, 64}, {K::global_load, 68, 684}, {K::wait_vmcnt, 72, 684}, {K::mfma, 688, 704}};
+  CHECK(got == expected);
+  CHECK(cu.cycles == 704);
+  for (const ModelSlice& s : cu.timeline) CHECK(s.simd == 0);
 }

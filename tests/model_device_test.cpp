@@ -89,6 +89,16 @@ TEST_CASE("cdna4-gemm --device model: modeled lines, and C equal to the emulator
   CHECK_THAT(modeled.output, Catch::Contains("modeled MFMA utilisation: "));
   CHECK_THAT(modeled.output, Catch::Contains("modeled wave time: issued "));
   CHECK_THAT(emulated.output, !Catch::Contains("modeled"));
+
+  auto traced = test::run_command({tool("cdna4-gemm"), s, "--shape", "256x256x128", "--device", "model", "--model-only",
+                                   "--trace", dir.file("t.json")});
+  REQUIRE(traced.status == 0);
+  const std::string trace = test::read_text_file(dir.file("t.json"));
+  CHECK_THAT(trace, Catch::StartsWith("{") && Catch::Contains("\"traceEvents\"") && Catch::Contains("\"MFMA\"") &&
+                        Catch::Contains("\"SIMD 3\"") && Catch::Contains("workgroup 0 wave 7"));
+  auto refused = test::run_command({tool("cdna4-gemm"), s, "--shape", "256x256x128", "--trace", dir.file("u.json")});
+  CHECK(refused.status == 1);
+  CHECK_THAT(refused.output, Catch::Contains("--trace needs --device model"));
 }
 
 TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cli]") {

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cdna4/error.hpp"
 #include "cdna4/model_report.hpp"
 
 namespace cdna4::tools {
@@ -46,6 +48,62 @@ inline nlohmann::json model_json(const ModelReport& m) {
           {"memory_bytes", m.memory_bytes},
           {"memory_bound", m.memory_bound},
           {"wave_time", stalls}};
+}
+
+// The modeled timeline in the Chrome trace-event format (chrome://tracing,
+// Perfetto): one process per SIMD, per wave a track of its waits and one of its
+// MFMAs; memory operations in flight as async slices. Times in microseconds of
+// the modeled clock.
+inline nlohmann::json chrome_trace(const ModelReport& m) {
+  auto us = [&](uint64_t clocks) { return double(clocks) * 1e6 / m.clock_hz; };
+  auto tid = [](const ModelSlice& s, int track) { return int((s.workgroup * 64 + s.wave) * 2 + track); };
+  nlohmann::json events = nlohmann::json::array();
+  std::vector<bool> named;
+  uint64_t async_id = 0;
+  for (const ModelSlice& s : m.timeline) {
+    const int wave_tid = tid(s, 0);
+    if (size_t(wave_tid / 2) >= named.size()) named.resize(wave_tid / 2 + 1, false);
+    if (!named[wave_tid / 2]) {
+      named[wave_tid / 2] = true;
+      const std::string wave = fmt::format("workgroup {} wave {}", s.workgroup, s.wave);
+      events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", s.simd}, {"args", {{"name", fmt::format("SIMD {}", s.simd)}}}});
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", wave_tid}, {"args", {{"name", wave}}}});
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", tid(s, 1)}, {"args", {{"name", wave + " MFMA"}}}});
+    }
+    const char* name = "";
+    switch (s.kind) {
+      case ModelSliceKind::mfma: name = "MFMA"; break;
+      case ModelSliceKind::global_load: name = "global load"; break;
+      case ModelSliceKind::global_store: name = "global store"; break;
+      case ModelSliceKind::lds: name = "LDS"; break;
+      case ModelSliceKind::wait_vmcnt: name = "wait vmcnt"; break;
+      case ModelSliceKind::wait_lgkmcnt: name = "wait lgkmcnt"; break;
+      case ModelSliceKind::barrier: name = "barrier"; break;
+      case ModelSliceKind::mfma_dependency: name = "wait MFMA result"; break;
+    }
+    nlohmann::json args = {{"pc", fmt::format("0x{:x}", s.pc)}, {"clocks", s.end - s.begin}};
+    const bool memory = s.kind == ModelSliceKind::global_load || s.kind == ModelSliceKind::global_store ||
+                        s.kind == ModelSliceKind::lds;
+    if (memory) {
+      const uint64_t id = ++async_id;
+      nlohmann::json begin = {{"ph", "b"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
+                              {"tid", wave_tid}, {"ts", us(s.begin)}, {"args", args}};
+      events.push_back(begin);
+      events.push_back({{"ph", "e"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
+                        {"tid", wave_tid}, {"ts", us(s.end)}});
+    } else {
+      events.push_back({{"ph", "X"}, {"name", name}, {"pid", s.simd}, {"tid", s.kind == ModelSliceKind::mfma ? tid(s, 1) : wave_tid},
+                        {"ts", us(s.begin)}, {"dur", us(s.end) - us(s.begin)}, {"args", args}});
+    }
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ns"},
+          {"otherData", {{"what", "modeled gfx950 timeline of one CU (docs/model.md)"}, {"cycles", m.cu_cycles}}}};
+}
+
+inline void write_chrome_trace(const std::string& path, const ModelReport& m) {
+  std::ofstream out(path);
+  out << chrome_trace(m).dump() << "\n";
+  if (!out) throw Error("cannot write " + path);
 }
 
 }  // namespace cdna4::tools

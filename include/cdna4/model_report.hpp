@@ -2,6 +2,7 @@
 // What the "model" device says about a launch: modeled gfx950 (MI355X) time,
 // never a measurement. docs/model.md describes the model and its parameters.
 #include <cstdint>
+#include <vector>
 
 namespace cdna4 {
 
@@ -18,6 +19,27 @@ struct ModelStallShares {
   double other = 0;            // s_nop, taken-branch refetch
 };
 
+// One interval of the simulated CU's timeline (EmulatorConfig::model_timeline).
+enum class ModelSliceKind : uint8_t {
+  mfma,             // the MFMA holds its SIMD's pipe
+  global_load,      // a vector memory load (LDS-DMA included), issue to data arrival
+  global_store,     // a vector memory store, issue to completion
+  lds,              // a DS instruction, issue to completion
+  wait_vmcnt,       // the wave stalls in s_waitcnt on vector memory
+  wait_lgkmcnt,     // ... on LDS / scalar memory
+  barrier,          // the wave waits at s_barrier
+  mfma_dependency,  // the wave waits for an MFMA result
+};
+
+struct ModelSlice {
+  ModelSliceKind kind = ModelSliceKind::mfma;
+  uint32_t workgroup = 0;  // index in the simulated resident set
+  uint32_t wave = 0;       // wave in its workgroup
+  uint32_t simd = 0;
+  uint64_t begin = 0, end = 0;  // clocks of the CU, from the start of the resident set
+  uint32_t pc = 0;              // byte offset in .text of the instruction (waits: the one that waits)
+};
+
 struct ModelReport {
   uint64_t cycles = 0;              // whole dispatch, clocks of the modeled clock
   double seconds = 0;               // modeled kernel time
@@ -32,6 +54,7 @@ struct ModelReport {
   double memory_bytes = 0;          // bytes of the buffers the launch passes (read or written)
   bool memory_bound = false;        // memory_seconds > compute_seconds
   ModelStallShares stalls;
+  std::vector<ModelSlice> timeline;  // one CU's resident set; empty unless EmulatorConfig::model_timeline
 };
 
 }  // namespace cdna4

@@ -191,6 +191,9 @@ struct EmulatorConfig {
   // worth), so large grids are modeled in seconds; the other workgroups'
   // outputs are left unwritten.
   bool model_only = false;
+  // Model device: fill ModelReport::timeline (per wave: MFMAs, memory
+  // operations in flight, waits, barriers) for a timeline view.
+  bool model_timeline = false;
 };
 
 // An instruction of a kernel the emulator cannot execute; occurrences with the

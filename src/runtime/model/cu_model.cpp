@@ -31,6 +31,11 @@ struct WaveSim {
   uint16_t chain_first = 0, chain_count = 0;  // the last MFMA's result, which srcC may chain on
   uint64_t finished_at = 0;
   uint64_t mfma_done = 0;  // when its last MFMA leaves the pipe
+  uint32_t local = 0;      // wave index in its workgroup
+  // The stall interval being recorded for the timeline.
+  Slot stall = Slot::issued;
+  uint64_t stall_begin = 0, stall_end = 0;
+  uint32_t stall_pc = 0;
 };
 
 struct Cu {
@@ -93,12 +98,13 @@ uint64_t lds_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t bank_cycles) 
 class Simulation {
  public:
   Simulation(const emu::Program& program, const std::vector<InstTiming>& timing,
-             const std::vector<emu::WorkgroupTrace>& workgroups)
-      : program_(program), timing_(timing) {
+             const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline)
+      : program_(program), timing_(timing), timeline_(timeline) {
     uint32_t age = 0;
     for (uint32_t g = 0; g < workgroups.size(); ++g) {
       for (const auto& stream : workgroups[g].waves) {
         WaveSim w;
+        w.local = uint32_t(&stream - workgroups[g].waves.data());
         w.stream = &stream;
         w.workgroup = g;
         w.age = age;
@@ -123,7 +129,8 @@ class Simulation {
       if (now - idle_since > kMaxIdleClocks)
         throw Error(fmt::format("model: no wave issued for {} clocks (a wait that never completes)", kMaxIdleClocks));
     }
-    for (const WaveSim& w : waves_) {
+    for (WaveSim& w : waves_) {
+      close_stall(w);
       result_.wave_end.push_back(w.finished_at);
       result_.cycles = std::max(result_.cycles, w.finished_at);
     }
@@ -146,6 +153,7 @@ class Simulation {
     for (WaveSim* w : order_) {
       Slot s = try_issue(*w, simd, now, used);
       count(s);
+      if (timeline_) note_stall(*w, s, now);
       any |= s == Slot::issued;
     }
     return any;
@@ -199,6 +207,7 @@ class Simulation {
       case Kind::endpgm: w.done = true; break;
       default: break;
     }
+    if (timeline_) note_issued(w, in, t, simd, now);
     const bool last = ++w.next == w.stream->size();
     if (!last && t.kind == Kind::branch && (*w.stream)[w.next].inst != e.inst + 1)
       w.not_before = now + as_int(param::kTakenBranchPenalty);
@@ -208,6 +217,50 @@ class Simulation {
       --live_;
       barrier_changed_ = true;  // one wave fewer to wait for
     }
+  }
+
+  void add_slice(const WaveSim& w, ModelSliceKind kind, uint64_t begin, uint64_t end, uint32_t pc) {
+    result_.timeline.push_back({kind, w.workgroup, w.local, w.simd, begin, end, pc});
+  }
+
+  // Called right after execute() queued the instruction's completion.
+  void note_issued(const WaveSim& w, const emu::Inst& in, const InstTiming& t, uint32_t simd, uint64_t now) {
+    switch (t.kind) {
+      case Kind::mfma: add_slice(w, ModelSliceKind::mfma, now, cu_.mfma_free_at[simd], in.pc); break;
+      case Kind::vmem_load: add_slice(w, ModelSliceKind::global_load, now, w.vm.back(), in.pc); break;
+      case Kind::vmem_store: add_slice(w, ModelSliceKind::global_store, now, w.vm.back(), in.pc); break;
+      case Kind::lds: add_slice(w, ModelSliceKind::lds, now, w.lds.back(), in.pc); break;
+      default: break;
+    }
+  }
+
+  static bool recorded(Slot s) {
+    return s == Slot::vmcnt || s == Slot::lgkmcnt || s == Slot::barrier || s == Slot::mfma_dependency;
+  }
+
+  // Consecutive slots of one stall kind form one slice.
+  void note_stall(WaveSim& w, Slot s, uint64_t now) {
+    if (s == w.stall && w.stall_end == now) {
+      w.stall_end = now + kIssuePeriod;
+      return;
+    }
+    close_stall(w);
+    if (!recorded(s)) return;
+    w.stall = s;
+    w.stall_begin = now;
+    w.stall_end = now + kIssuePeriod;
+    w.stall_pc = w.next < w.stream->size() ? program_.insts[(*w.stream)[w.next].inst].pc : 0;
+  }
+
+  void close_stall(WaveSim& w) {
+    if (timeline_ && recorded(w.stall)) {
+      const ModelSliceKind kind = w.stall == Slot::vmcnt     ? ModelSliceKind::wait_vmcnt
+                                  : w.stall == Slot::lgkmcnt ? ModelSliceKind::wait_lgkmcnt
+                                  : w.stall == Slot::barrier ? ModelSliceKind::barrier
+                                                             : ModelSliceKind::mfma_dependency;
+      add_slice(w, kind, w.stall_begin, w.stall_end, w.stall_pc);
+    }
+    w.stall = Slot::issued;
   }
 
   // A workgroup's barrier opens when every wave still running has reached it.
@@ -237,6 +290,7 @@ class Simulation {
   size_t live_ = 0;
   bool barrier_changed_ = false;  // a wave reached a barrier or ended since the last check
   uint32_t workgroups_ = 0;
+  bool timeline_ = false;
   Cu cu_;
   CuResult result_;
 };
@@ -244,8 +298,8 @@ class Simulation {
 }  // namespace
 
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
-                     const std::vector<emu::WorkgroupTrace>& workgroups) {
-  Simulation sim(program, timing, workgroups);
+                     const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline) {
+  Simulation sim(program, timing, workgroups, timeline);
   return sim.run();
 }
 

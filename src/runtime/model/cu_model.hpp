@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cdna4/model_report.hpp"
 #include "runtime/emulator/program.hpp"
 #include "runtime/emulator/trace.hpp"
 #include "runtime/model/instruction_class.hpp"
@@ -21,10 +22,11 @@ struct CuResult {
   uint64_t mfma_busy_cycles = 0;  // summed over the SIMDs
   uint64_t instructions = 0;
   std::array<uint64_t, kSlotKinds> wave_cycles{};  // summed over waves, by Slot
+  std::vector<ModelSlice> timeline;                // when asked for
 };
 
 // Workgroups start together; their waves go to SIMDs round-robin in order.
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
-                     const std::vector<emu::WorkgroupTrace>& workgroups);
+                     const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline = false);
 
 }  // namespace cdna4::model

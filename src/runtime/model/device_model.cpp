@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "runtime/model/parameters.hpp"
 
 namespace cdna4::model {
 
-ModelReport compose(const CuResult& cu, const Occupancy& occupancy, const GridFacts& grid) {
+ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid) {
   ModelReport r;
   const double clock = param::kClockHz.value;
   const uint64_t per_round = uint64_t(as_int(param::kComputeUnits)) * occupancy.workgroups_per_cu;
@@ -38,6 +39,7 @@ ModelReport compose(const CuResult& cu, const Occupancy& occupancy, const GridFa
   r.stalls.mfma_busy = share(Slot::mfma_busy);
   r.stalls.issue = share(Slot::issue);
   r.stalls.other = share(Slot::other);
+  r.timeline = std::move(cu.timeline);
   return r;
 }
 

@@ -16,6 +16,6 @@ struct GridFacts {
   double memory_bytes = 0;            // bytes the grid reads or writes at least once
 };
 
-ModelReport compose(const CuResult& cu, const Occupancy& occupancy, const GridFacts& grid);
+ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid);
 
 }  // namespace cdna4::model

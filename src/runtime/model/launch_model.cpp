@@ -33,20 +33,20 @@ double passed_buffer_bytes(const emu::Dispatch& dispatch) {
   return bytes;
 }
 
-LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch)
+LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline)
     : kernel_(kernel),
       occupancy_(occupancy(kernel, dispatch.block[0] * dispatch.block[1] * dispatch.block[2], lds_bytes(kernel, dispatch))),
       workgroups_(workgroup_count(dispatch)),
       simulated_(uint32_t(std::min<uint64_t>(occupancy_.workgroups_per_cu, workgroups_))),
       memory_bytes_(passed_buffer_bytes(dispatch)),
+      timeline_(timeline),
       collector_(simulated_) {}
 
 ModelReport LaunchModel::report(const CodeObject& code) {
   std::shared_ptr<const emu::Program> program = emu::decode_program(code.text(), kernel_.accum_offset);
   const std::vector<InstTiming> timing = classify(*program);
   const std::vector<emu::WorkgroupTrace> traces = collector_.take();
-  const CuResult cu = simulate_cu(*program, timing, traces);
-  return compose(cu, occupancy_, {workgroups_, simulated_, memory_bytes_});
+  return compose(simulate_cu(*program, timing, traces, timeline_), occupancy_, {workgroups_, simulated_, memory_bytes_});
 }
 
 }  // namespace cdna4::model

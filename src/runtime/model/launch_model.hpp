@@ -14,7 +14,7 @@ namespace cdna4::model {
 
 class LaunchModel {
  public:
-  LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch);
+  LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline = false);
   emu::TraceSink* sink() { return &collector_; }
   // After the emulator ran the dispatch with sink().
   ModelReport report(const CodeObject& code);
@@ -25,6 +25,7 @@ class LaunchModel {
   uint64_t workgroups_;
   uint32_t simulated_;
   double memory_bytes_;
+  bool timeline_;
   FirstWorkgroups collector_;
 };
 
