@@ -118,6 +118,52 @@ void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
   t.lanes.clear();
 }
 
+// Issues instructions of the ready waves until all have ended; one copy with
+// the trace recording, one without, so an untraced run pays nothing for it.
+template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
+  const KernelInfo& k = *s.kernel;
+  const Program& p = *s.program;
+  const uint32_t end = static_cast<uint32_t>(p.insts.size());
+  uint32_t unbilled = 0;  // instructions not yet charged to the run's budget
+  // What the descriptor allocates (granules of 8 on gfx950, unified VGPR+AGPR
+  // file); naming a register past it is refused as hardware would fault.
+  const uint32_t vgpr_alloc = std::min<uint32_t>(kRegisterFile, (k.vgpr_granule_count + 1) * 8);
+  const uint32_t sgpr_alloc = std::min<uint32_t>(sreg::kGeneralCount, (k.sgpr_granule_count + 1) * 8);
+  while (Wave* w = pick_wave(wg)) {
+    uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
+    for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
+      if (w->pc >= end) throw Error(fmt::format("emulator: wave {} ran past the end of .text", w->id));
+      const Inst& in = p.insts[w->pc];
+      if (in.vgpr_end > vgpr_alloc || in.sgpr_end > sgpr_alloc) [[unlikely]]
+        wg.fail(*w, in, fmt::format("names {} but the kernel descriptor allocates {} {} registers",
+                                    in.vgpr_end > vgpr_alloc ? fmt::format("v{}", in.vgpr_end - 1)
+                                                             : fmt::format("s{}", in.sgpr_end - 1),
+                                    in.vgpr_end > vgpr_alloc ? vgpr_alloc : sgpr_alloc,
+                                    in.vgpr_end > vgpr_alloc ? "vector (VGPR + AGPR)" : "scalar"));
+      if (wg.track_races) {
+        retire_completed(*w);
+        check_register_races(*w, in);
+      }
+      check_hazards(*w, in);
+      w->next_pc = w->pc + 1;
+      in.exec(*w, in);
+      if constexpr (kTraced) record_issued(*wg.tracer, *w, in);
+      w->pc = w->next_pc;
+      ++wg.now;
+      if (w->status != WaveStatus::Waiting) {
+        ++wg.instructions;
+        note_issued(*w, in);
+      }
+      if (++unbilled == RunLimits::kBatch) {
+        unbilled = 0;
+        if (auto hit = s.limits->charge(RunLimits::kBatch))
+          throw LimitError(fmt::format("emulator: {} in workgroup ({},{},{}) wave {} at 0x{:x} '{}'", *hit, wg.id[0],
+                                       wg.id[1], wg.id[2], w->id, p.insts[w->pc].pc, p.disasm[w->pc]));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Handler unsupported_instruction_handler() { return unsupported; }
@@ -189,47 +235,10 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   }
   if (wg.track_races) wg.lds_tracker.reset(lds_bytes, num_waves);
 
-  const Program& p = *s.program;
-  const uint32_t end = static_cast<uint32_t>(p.insts.size());
-  uint32_t unbilled = 0;  // instructions not yet charged to the run's budget
-  // What the descriptor allocates (granules of 8 on gfx950, unified VGPR+AGPR
-  // file); naming a register past it is refused as hardware would fault.
-  const uint32_t vgpr_alloc = std::min<uint32_t>(kRegisterFile, (k.vgpr_granule_count + 1) * 8);
-  const uint32_t sgpr_alloc = std::min<uint32_t>(sreg::kGeneralCount, (k.sgpr_granule_count + 1) * 8);
-  while (Wave* w = pick_wave(wg)) {
-    uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
-    for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
-      if (w->pc >= end) throw Error(fmt::format("emulator: wave {} ran past the end of .text", w->id));
-      const Inst& in = p.insts[w->pc];
-      if (in.vgpr_end > vgpr_alloc || in.sgpr_end > sgpr_alloc) [[unlikely]]
-        wg.fail(*w, in, fmt::format("names {} but the kernel descriptor allocates {} {} registers",
-                                    in.vgpr_end > vgpr_alloc ? fmt::format("v{}", in.vgpr_end - 1)
-                                                             : fmt::format("s{}", in.sgpr_end - 1),
-                                    in.vgpr_end > vgpr_alloc ? vgpr_alloc : sgpr_alloc,
-                                    in.vgpr_end > vgpr_alloc ? "vector (VGPR + AGPR)" : "scalar"));
-      if (wg.track_races) {
-        retire_completed(*w);
-        check_register_races(*w, in);
-      }
-      check_hazards(*w, in);
-      w->next_pc = w->pc + 1;
-      in.exec(*w, in);
-      if (wg.tracer) [[unlikely]]
-        record_issued(*wg.tracer, *w, in);
-      w->pc = w->next_pc;
-      ++wg.now;
-      if (w->status != WaveStatus::Waiting) {
-        ++wg.instructions;
-        note_issued(*w, in);
-      }
-      if (++unbilled == RunLimits::kBatch) {
-        unbilled = 0;
-        if (auto hit = s.limits->charge(RunLimits::kBatch))
-          throw LimitError(fmt::format("emulator: {} in workgroup ({},{},{}) wave {} at 0x{:x} '{}'", *hit, wg.id[0],
-                                       wg.id[1], wg.id[2], w->id, p.insts[w->pc].pc, p.disasm[w->pc]));
-      }
-    }
-  }
+  if (wg.tracer)
+    run_waves<true>(wg, s);
+  else
+    run_waves<false>(wg, s);
   if (wg.tracer) {
     s.options.trace->deliver(std::move(wg.tracer->trace));
     wg.tracer.reset();
