@@ -116,4 +116,14 @@ TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cl
   // One wave, four chained MFMAs: 64 clocks on its CU, one round: the whole dispatch.
   CHECK_THAT(run.output, Catch::Contains("\nmodeled cycles: 64\n"));
   CHECK_THAT(run.output, Catch::Contains(fmt::format("\nmodeled time: {:.3f} us\n", 64 / model::param::kClockHz.value * 1e6)));
+
+  auto traced = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1", "--block",
+                                   "64", "--kernarg-size", "64", "--trace", dir.file("t.json")});
+  REQUIRE(traced.status == 0);
+  const std::string trace = test::read_text_file(dir.file("t.json"));
+  CHECK_THAT(trace, Catch::Contains("\"traceEvents\"") && Catch::Contains("\"MFMA\""));
+  auto refused = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--grid", "1", "--block", "64",
+                                    "--kernarg-size", "64", "--trace", dir.file("u.json")});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, Catch::Contains("--trace needs --device model"));
 }
