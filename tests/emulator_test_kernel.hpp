@@ -23,6 +23,7 @@ struct KernelShape {
   bool workgroup_id_z = false;
   int workitem_id_dims = 0;  // 0: X, 1: XY, 2: XYZ
   int max_workgroup_size = 1024;
+  std::string args;  // metadata ".args:" entries, e.g. "      - { .name: out, .offset: 0, ... }\n"
 };
 
 // Wraps `body` into a kernel "k": s[0:1] kernarg pointer, s2 (and s3, s4)
@@ -65,12 +66,13 @@ amdhsa.kernels:
     .vgpr_count: {}
     .agpr_count: {}
     .max_flat_workgroup_size: {}
-...
+{}...
 .end_amdgpu_metadata
 )",
                      body, int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
                      s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
-                     s.vgprs - s.accum_offset, s.max_workgroup_size);
+                     s.vgprs - s.accum_offset, s.max_workgroup_size,
+                     s.args.empty() ? "" : "    .args:\n" + s.args);
 }
 
 struct TestKernel {

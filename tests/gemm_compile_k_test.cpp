@@ -9,16 +9,10 @@
 #include "schedule_test_support.hpp"
 
 using namespace cdna4;
+using cdna4::test::shape;
 
 namespace {
 
-GemmShape shape(int64_t m, int64_t n, int64_t k) {
-  GemmShape s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  return s;
-}
 
 CompileOptions uncached() {
   CompileOptions o;

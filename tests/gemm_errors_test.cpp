@@ -1,24 +1,20 @@
 // compile() refuses what it cannot do correctly, with a message that says why.
 #include <catch2/catch.hpp>
 
+#include "gemm_support.hpp"
+
 #include "cdna4/gemm.hpp"
 #include "schedule_test_support.hpp"
 #include "support/errors.hpp"
 
 using namespace cdna4;
+using cdna4::test::shape;
 using cdna4::test::error_of;
 
 namespace {
 
 Schedule baseline() { return schedule_test::load("baseline_256x256x64_w8.json"); }
 
-GemmShape shape(int64_t m, int64_t n, int64_t k) {
-  GemmShape s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  return s;
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 
 namespace cdna4::test {
@@ -16,6 +17,14 @@ inline std::vector<uint16_t> integer_matrix(size_t count, uint32_t seed, int ran
   std::vector<uint16_t> out(count);
   for (auto& x : out) x = float_to_bf16(float(d(rng)));
   return out;
+}
+
+inline GemmShape shape(int64_t m, int64_t n, int64_t k) {
+  GemmShape s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  return s;
 }
 
 inline std::vector<uint16_t> random_matrix(size_t count, uint32_t seed) {

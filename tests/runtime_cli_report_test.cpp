@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/assembler.hpp"
+#include "emulator_test_kernel.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
@@ -18,45 +19,13 @@ const std::string kRun = std::string(CDNA4_BINARY_DIR) + "/cdna4-run";
 
 // A kernel "k" with one buffer argument "out", in the way cdna4-run needs it (argument metadata).
 std::string kernel_with_buffer_arg(const std::string& body) {
-  return fmt::format(R"(.amdgcn_target "amdgcn-amd-amdhsa--gfx950"
-.amdhsa_code_object_version 5
-.text
-.globl k
-.p2align 8
-.type k,@function
-k:
-{}
-.rodata
-.p2align 6
-.amdhsa_kernel k
-  .amdhsa_user_sgpr_kernarg_segment_ptr 1
-  .amdhsa_system_sgpr_workgroup_id_x 1
-  .amdhsa_next_free_vgpr 64
-  .amdhsa_next_free_sgpr 16
-  .amdhsa_accum_offset 32
-  .amdhsa_kernarg_size 8
-.end_amdhsa_kernel
-.amdgpu_metadata
----
-amdhsa.version: [ 1, 2 ]
-amdhsa.kernels:
-  - .name: k
-    .symbol: k.kd
-    .kernarg_segment_size: 8
-    .kernarg_segment_align: 8
-    .group_segment_fixed_size: 0
-    .private_segment_fixed_size: 0
-    .wavefront_size: 64
-    .sgpr_count: 16
-    .vgpr_count: 64
-    .agpr_count: 32
-    .max_flat_workgroup_size: 64
-    .args:
-      - {{ .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }}
-...
-.end_amdgpu_metadata
-)",
-                     body);
+  emutest::KernelShape shape;
+  shape.accum_offset = 32;
+  shape.sgprs = 16;
+  shape.kernarg_size = 8;
+  shape.max_workgroup_size = 64;
+  shape.args = "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n";
+  return emutest::kernel_source(body, shape);
 }
 
 // A load used without vmcnt, a VALU result fed straight to an MFMA, the MFMA's

@@ -46,13 +46,10 @@ Kernel no_metadata_args() {
 Kernel struct_arg() {
   emutest::KernelShape shape;
   shape.kernarg_size = 32;
-  std::string source = emutest::kernel_source(kBody, shape);
-  const std::string anchor = "    .kernarg_segment_align: 8\n";
-  source.insert(source.find(anchor) + anchor.size(), R"(    .args:
-      - { .name: globals, .offset: 0, .size: 24, .value_kind: by_value }
+  shape.args = R"(      - { .name: globals, .offset: 0, .size: 24, .value_kind: by_value }
       - { .offset: 24, .size: 4, .value_kind: hidden_block_count_x }
-)");
-  return Kernel::from_hsaco(codegen::build_hsaco(source, "struct_arg.s"));
+)";
+  return Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source(kBody, shape), "struct_arg.s"));
 }
 
 std::vector<uint32_t> expected(const std::vector<uint32_t>& in, uint32_t add, uint32_t word6) {

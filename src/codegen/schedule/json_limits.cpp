@@ -12,19 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string line_and_column(std::string_view text, size_t byte) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return fmt::format("line {} column {}", line, column);
-}
-
 // A SAX pass that keeps only the open containers: their keys so far (objects)
 // or element count (arrays), which is also what names the current JSON path.
 class StructureCheck : public nlohmann::json_sax<json> {
@@ -147,6 +134,19 @@ std::string json_excerpt(const nlohmann::json& v, size_t limit) {
   append_excerpt(v, limit, out);
   if (out.size() > limit) out = out.substr(0, limit - 3) + "...";
   return out;
+}
+
+std::string line_and_column(std::string_view text, size_t byte) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return fmt::format("line {} column {}", line, column);
 }
 
 }  // namespace cdna4::detail

@@ -17,6 +17,9 @@ constexpr int kMaxJsonDepth = 64;  // schedules need 4
 // kMaxJsonDepth, or a key given twice in one object.
 void check_json_structure(std::string_view text, const std::string& file);
 
+// "line L column C" of byte offset `byte` (1-based, as parsers report it).
+std::string line_and_column(std::string_view text, size_t byte);
+
 // At most about `limit` characters of `v` as JSON, "..." when cut.
 std::string json_excerpt(const nlohmann::json& v, size_t limit = 40);
 

@@ -96,19 +96,6 @@ class Reader {
   std::string file_;
 };
 
-std::string line_and_column(std::string_view text, size_t byte) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return fmt::format("line {} column {}", line, column);
-}
-
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 128) return false;
   if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -218,7 +205,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto pos = what.find("parse error");
-    throw ScheduleError(file, "", fmt::format("invalid JSON at {}: {}", line_and_column(text, e.byte),
+    throw ScheduleError(file, "", fmt::format("invalid JSON at {}: {}", detail::line_and_column(text, e.byte),
                                               pos == std::string::npos ? what : what.substr(pos)));
   } catch (const json::exception& e) {  // e.g. a number too large for a double
     throw ScheduleError(file, "", fmt::format("invalid JSON: {}", e.what()));
