@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "cdna4/error.hpp"
 #include "codegen/assembler.hpp"
 #include "support/errors.hpp"
@@ -85,4 +87,27 @@ TEST_CASE("cdna4-asmgen: a file given on the command line may include files next
   REQUIRE(r.status == 0);
   const std::string inlined = text_with(nop);
   CHECK(test::read_binary(dir.file("main.o")) == codegen::assemble(inlined, dir.file("main.s")));
+}
+
+TEST_CASE("text assembly: counts from symbols a repeated body reassigns, and blank-separated .irp arguments, are bounded", "[assembler]") {
+  const std::string refused = "depends on a symbol that a repeated body reassigns";
+  CHECK_THAT(error_of([] { codegen::assemble(text_with("n = 1\n.rept 40\nn = n * 2\n.endr\n.rept n\ns_nop 0\n.endr")); }),
+             Catch::Contains(refused));
+  CHECK_THAT(error_of([] { codegen::assemble(text_with("n = 1\n.rept 40\nn = n * 2\n.rept n\ns_nop 0\n.endr\n.endr")); }),
+             Catch::Contains(refused));
+  CHECK_THAT(error_of([] { codegen::assemble(text_with(".macro dbl\nn = n * 2\n.endm\nn = 1\n.rept 40\ndbl\n.endr\n.fill n")); }),
+             Catch::Contains(refused));
+  std::string forty;
+  for (int i = 0; i < 40; ++i) forty += " " + std::to_string(i);
+  std::string nested;
+  for (int d = 0; d < 6; ++d) nested += fmt::format(".irp x{},{}\n", d, forty);
+  nested += "s_nop 0\n";
+  for (int d = 0; d < 6; ++d) nested += ".endr\n";
+  CHECK(seconds_of([&] { codegen::assemble(text_with(nested)); }) < 5.0);
+  CHECK_THAT(error_of([&] { codegen::assemble(text_with(nested)); }), Catch::Contains("repetition expands to more than"));
+
+  // Symbols set outside any repetition still give counts, and blank-separated arguments still expand.
+  CHECK(codegen::assemble(text_with(".set N, 3\n.rept N\ns_nop 0\n.endr")) ==
+        codegen::assemble(text_with(".set N, 3\ns_nop 0\ns_nop 0\ns_nop 0")));
+  CHECK(codegen::assemble(text_with(".irp r, 0 1\ns_nop \\r\n.endr")) == codegen::assemble(text_with("s_nop 0\ns_nop 1")));
 }

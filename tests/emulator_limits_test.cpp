@@ -133,3 +133,21 @@ TEST_CASE("cdna4-gemm: --max-instructions and --timeout bound the launch", "[emu
   INFO(fine.output);
   CHECK(fine.status == 0);
 }
+
+TEST_CASE("limits: short workgroups are charged too, and a batch ending on the last instruction is reported", "[emulator][limits]") {
+  Device dev = Device::emulator();
+  std::string nops;
+  for (int i = 0; i < 4000; ++i) nops += "  s_nop 0\n";
+  Kernel short_wg = Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source(nops + "  s_endpgm\n")));
+  LaunchOptions o;
+  o.max_instructions = 10000;
+  CHECK_THAT(limit_error_of([&] { dev.launch(short_wg, {1000}, {64}, KernargBlock(0), o); }),
+             Catch::Contains("instruction budget of 10000 wave-instructions exhausted"));
+  // 4095 instructions then s_endpgm: the 4096th, the last of .text, completes the first batch.
+  std::string batch;
+  for (int i = 0; i < 4095; ++i) batch += "  s_nop 0\n";
+  Kernel exact = Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source(batch + "  s_endpgm\n")));
+  o.max_instructions = 1000;
+  CHECK_THAT(limit_error_of([&] { dev.launch(exact, {1}, {64}, KernargBlock(0), o); }),
+             Catch::Contains("exhausted in workgroup (0,0,0) wave 0 at 0x3ffc 's_endpgm'"));
+}

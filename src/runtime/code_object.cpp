@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cdna4/error.hpp"
 #include "runtime/elf_image.hpp"
@@ -26,7 +27,7 @@ constexpr uint16_t kSharedObject = 3;       // ET_DYN
 constexpr uint8_t kOsAbiHsa = 64;           // ELFOSABI_AMDGPU_HSA
 constexpr uint32_t kNoteMetadata = 32;      // NT_AMDGPU_METADATA
 constexpr uint32_t kMachMask = 0xff;        // EF_AMDGPU_MACH
-constexpr uint64_t kMaxNoteBytes = 16u << 20;
+constexpr uint64_t kMaxNoteBytes = 1u << 20;  // real notes are a few KiB; each byte may become a ~100-byte value
 constexpr uint32_t kDescriptorBytes = 64;
 constexpr uint32_t kDescriptorAlign = 64;
 constexpr uint32_t kEntryAlign = 256;       // COMPUTE_PGM_LO holds the entry address / 256
@@ -261,10 +262,10 @@ std::vector<KernelInfo> read_kernels(const elf::Image& image, const Fields& root
   std::unordered_map<std::string, elf::Symbol> symbols;
   for (auto& sym : image.symbols()) symbols.try_emplace(sym.name, sym);
   std::vector<KernelInfo> kernels;
+  std::unordered_set<std::string> names;
   for (size_t i = 0; i < list->items.size(); ++i) {
     KernelInfo k = read_kernel_metadata(list->items[i], i);
-    for (const KernelInfo& other : kernels)
-      if (other.name == k.name) throw Error(fmt::format("two kernels are named {}", k.name));
+    if (!names.insert(k.name).second) throw Error(fmt::format("two kernels are named {}", k.name));
     const std::string symbol = Fields(list->items[i], "kernel " + k.name + ": metadata").required_text(".symbol");
     auto it = symbols.find(symbol);
     if (it == symbols.end()) throw Error(fmt::format("kernel {} has no descriptor symbol '{}'", k.name, symbol));

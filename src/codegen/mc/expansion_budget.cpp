@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 #include <llvm/MC/MCParser/AsmLexer.h>
+#include <llvm/MC/MCExpr.h>
 #include <llvm/MC/MCParser/MCAsmParserExtension.h>
+#include <llvm/MC/MCSymbol.h>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "cdna4/error.hpp"
@@ -37,6 +42,7 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
     uint64_t count;
     const char* body;
     llvm::SMLoc directive;
+    uint64_t symbols;  // fingerprint of the assignments when the body began
   };
 
   template <bool (ExpansionBudget::*H)(llvm::StringRef, llvm::SMLoc)>
@@ -60,14 +66,56 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
 
   bool open(uint64_t count, llvm::SMLoc directive) {
     getParser().eatToEndOfStatement();
-    frames_.push_back({count, getLexer().getLoc().getPointer(), directive});
+    frames_.push_back({count, getLexer().getLoc().getPointer(), directive, symbol_fingerprint()});
     return false;
   }
 
-  bool repeat(llvm::StringRef, llvm::SMLoc loc) {
-    int64_t count = 1;
-    if (getParser().parseAbsoluteExpression(count)) count = 1;  // the real pass reports it
-    return open(uint64_t(std::max<int64_t>(count, 0)), loc);
+  // Identity of every assigned symbol's current value: a reassignment (`n = n * 2`,
+  // `.set`) makes a new expression, so the fingerprint changes.
+  uint64_t symbol_fingerprint() {
+    uint64_t h = 0;
+    for (const auto& entry : getContext().getSymbols()) {
+      const llvm::MCSymbol* sym = entry.second.Symbol;
+      if (sym && sym->isVariable())
+        h += std::hash<const void*>()(sym->getVariableValue()) * 0x9e3779b97f4a7c15ull + std::hash<std::string_view>()(entry.first());
+    }
+    return h;
+  }
+
+  // A body that runs more than once here ran once: if it reassigned a symbol,
+  // counts computed from symbols are no longer what the real expansion sees.
+  bool symbols_unreliable() {
+    if (reassigned_in_repeat_) return true;
+    uint64_t now = symbol_fingerprint();
+    for (const Frame& f : frames_)
+      if (f.count > 1 && f.symbols != now) return true;
+    return false;
+  }
+
+  // A repetition or byte count; one that depends on symbols a repeated body
+  // reassigns cannot be bounded before assembly and is refused.
+  std::optional<int64_t> count_expression(llvm::StringRef directive, llvm::SMLoc loc) {
+    // The parser inlines a symbol's constant value, so "literal" is read off
+    // the tokens: one integer ending the count.
+    const llvm::AsmToken next = getLexer().peekTok();
+    const bool literal = getLexer().is(llvm::AsmToken::Integer) &&
+                         (next.is(llvm::AsmToken::EndOfStatement) || next.is(llvm::AsmToken::Comma));
+    const llvm::MCExpr* expr = nullptr;
+    llvm::SMLoc end;
+    int64_t value = 0;
+    if (getParser().parseExpression(expr, end) || !expr->evaluateAsAbsolute(value)) return 1;  // the real pass reports it
+    if (!literal && symbols_unreliable()) {
+      fail(loc, fmt::format("the {} count depends on a symbol that a repeated body reassigns; text assembly cannot "
+                            "bound its expansion (use a constant count)", directive.str()));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  bool repeat(llvm::StringRef directive, llvm::SMLoc loc) {
+    auto count = count_expression(directive, loc);
+    if (!count) return true;
+    return open(uint64_t(std::max<int64_t>(*count, 0)), loc);
   }
 
   // .irp sym, a, b, c / .irpc sym, abc: one repetition per argument or character.
@@ -75,7 +123,14 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
     llvm::StringRef rest = getParser().parseStringToEndOfStatement();
     size_t comma = rest.find(',');
     llvm::StringRef args = comma == llvm::StringRef::npos ? llvm::StringRef() : rest.substr(comma + 1).trim();
-    uint64_t count = directive == ".irpc" ? args.size() : std::max<uint64_t>(1, args.count(',') + 1);
+    // Arguments are separated by commas or blanks (GNU mode); counting every
+    // separator run bounds the count from above.
+    uint64_t count = 1;
+    for (size_t i = 0; i < args.size(); ++i)
+      if ((args[i] == ',' || args[i] == ' ' || args[i] == '\t') && i + 1 < args.size() && args[i + 1] != ',' &&
+          args[i + 1] != ' ' && args[i + 1] != '\t')
+        ++count;
+    if (directive == ".irpc") count = std::max<uint64_t>(1, args.size());
     return open(count, loc);
   }
 
@@ -86,6 +141,7 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
     const Frame frame = frames_.back();
     uint64_t lines = 1 + uint64_t(std::count(frame.body, std::max(frame.body, end), '\n'));
     repeated_lines_ += saturating_mul(lines, weight());
+    if (frame.count > 1 && frame.symbols != symbol_fingerprint()) reassigned_in_repeat_ = true;
     frames_.pop_back();
     if (repeated_lines_ > options_.max_repeated_lines)
       return fail(frame.directive, fmt::format("repetition expands to more than {} lines (the limit of text assembly)",
@@ -94,8 +150,12 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
   }
 
   bool reserve(llvm::StringRef directive, llvm::SMLoc loc) {
-    int64_t count = 0, size = 1;
-    if (getParser().parseAbsoluteExpression(count)) count = 0;
+    auto parsed = count_expression(directive, loc);
+    if (!parsed) {
+      getParser().eatToEndOfStatement();
+      return true;
+    }
+    int64_t count = *parsed, size = 1;
     if (directive == ".fill" && getLexer().is(llvm::AsmToken::Comma)) {
       getParser().Lex();
       if (getParser().parseAbsoluteExpression(size)) size = 1;
@@ -111,6 +171,7 @@ class ExpansionBudget : public llvm::MCAsmParserExtension {
 
   const TextAssemblyOptions& options_;
   std::vector<Frame> frames_;
+  bool reassigned_in_repeat_ = false;
   uint64_t repeated_lines_ = 0;
   uint64_t reserved_bytes_ = 0;
   std::string error_;

@@ -19,9 +19,13 @@ class RunLimits {
   // Workers charge instructions in batches of this many.
   static constexpr uint32_t kBatch = 4096;
 
+  // A time limit that is not a finite number of seconds up to 1e9 means none
+  // (a larger one would overflow the clock).
   RunLimits(const EmulatorOptions& o, Clock::time_point start)
-      : max_instructions_(o.max_instructions), time_limit_(o.time_limit_seconds), cancel_(o.cancel),
-        deadline_(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_seconds))) {}
+      : max_instructions_(o.max_instructions),
+        time_limit_(o.time_limit_seconds > 0 && o.time_limit_seconds <= 1e9 ? o.time_limit_seconds : 0),
+        cancel_(o.cancel),
+        deadline_(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit_))) {}
 
   // Adds `n` executed wave-instructions; says which limit is hit, if any.
   std::optional<std::string> charge(uint64_t n) {

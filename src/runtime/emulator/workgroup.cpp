@@ -158,10 +158,12 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
         unbilled = 0;
         if (auto hit = s.limits->charge(RunLimits::kBatch))
           throw LimitError(fmt::format("emulator: {} in workgroup ({},{},{}) wave {} at 0x{:x} '{}'", *hit, wg.id[0],
-                                       wg.id[1], wg.id[2], w->id, p.insts[w->pc].pc, p.disasm[w->pc]));
+                                       wg.id[1], wg.id[2], w->id, in.pc, p.disasm[in.id]));
       }
     }
   }
+  if (auto hit = s.limits->charge(unbilled))  // short workgroups count too
+    throw LimitError(fmt::format("emulator: {} when workgroup ({},{},{}) ended", *hit, wg.id[0], wg.id[1], wg.id[2]));
 }
 
 }  // namespace
