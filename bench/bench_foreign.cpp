@@ -35,6 +35,7 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "foreign_kernels.hpp"
 
 namespace {
 
@@ -89,20 +90,6 @@ const Data& data_for(int64_t m, int64_t n, int64_t k, bool integers) {
   return it->second;
 }
 
-// B (N x K) in AITER's shuffle_weight(layout=(16, 16)) order for bf16
-// (aiter/ops/shuffle.py): view as [N/16][16][K/32][4][8], permute to
-// [N/16][K/32][4][16][8]: 16 rows x 16 bytes of k per 256-byte block.
-std::vector<uint16_t> aiter_preshuffle(const std::vector<uint16_t>& b, int64_t n, int64_t k) {
-  std::vector<uint16_t> out(b.size());
-  size_t o = 0;
-  for (int64_t n0 = 0; n0 < n / 16; ++n0)
-    for (int64_t k0 = 0; k0 < k / 32; ++k0)
-      for (int64_t kk = 0; kk < 4; ++kk)
-        for (int64_t n1 = 0; n1 < 16; ++n1)
-          for (int64_t e = 0; e < 8; ++e) out[o++] = b[size_t((n0 * 16 + n1) * k + k0 * 32 + kk * 8 + e)];
-  return out;
-}
-
 // ---- kernels ----
 
 // What one launch returns: C as raw bits (M x N row-major) and the stats.
@@ -137,129 +124,41 @@ cdna4::Buffer poisoned(cdna4::Device& dev, size_t bytes) {
   return b;
 }
 
-// HipKittens, github.com/HazyResearch/HipKittens @ f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1,
-// kernels/gemm/bf16fp32/mi350x/256_256_64_32_with{16x32,32x16}.cpp: kernel
-// _Z8micro_tk13micro_globals, shape fixed at compile time (M = N = K), one by-value
-// argument `micro_globals` of 152 bytes: three kittens::gl<bf16, -1, -1, -1, -1>
-// (a at 0, b at 48, c at 96; each: data pointer +0, batch +8, depth +16,
-// rows +24, cols +32, all 8 bytes, 8 bytes of padding) and hipStream_t at 144
-// (unused). a = A (M x K), b = B (N x K), c = C (M x N) bf16, all row-major with
-// batch = depth = 1: C = A * B^T, fp32 accumulation, C stored as the top 16 bits
-// of the fp32 sum (truncation: convertor<bf16, float> in
-// include/common/base_types.cuh is "truncation only"). Grid
-// (N/256)*(M/256) workgroups in x, block 512 (8 waves, 2 x 4), dynamic LDS
-// 160000 bytes (MAX_SHARED_MEMORY). 16x32: v_mfma_f32_16x16x32_bf16, LDS
-// As[2][2]/Bs[2][2] of 128x64; 32x16: v_mfma_f32_32x32x16_bf16, As[2]/Bs[2] of
-// 256x64. The 32x16 kernel's XCD remap (wgid % 8) * (NUM_WGS / 8) + wgid / 8
-// needs a multiple of 8 workgroups, so its 512^3 build maps all 4 to tile 0.
 Case hipkittens_case(const std::string& dir, const std::string& variant, int64_t size) {
-  const std::string file = fmt::format("{}/hipkittens_256x256x64_{}_{}.hsaco", dir, variant, size);
+  const std::string file = foreign::hipkittens_file(dir, variant, size);
   Case c{"hipkittens " + variant, size, size, size, Out::bf16_truncate, "", {}};
   c.run = [file, size](cdna4::Device& dev, const Data& d, cdna4::LaunchOptions opt) {
     static std::map<std::string, cdna4::Kernel> kernels;
     if (!kernels.count(file)) kernels.emplace(file, cdna4::Kernel::from_file(file));
     cdna4::Buffer a = upload(dev, d.a), b = upload(dev, d.b), out = poisoned(dev, size_t(size * size * 2));
-    cdna4::KernargBlock g(152);
-    auto gl = [&](size_t at, const cdna4::Buffer& buf, uint64_t rows, uint64_t cols) {
-      g.pointer(at, buf).put<uint64_t>(at + 8, 1).put<uint64_t>(at + 16, 1);
-      g.put<uint64_t>(at + 24, rows).put<uint64_t>(at + 32, cols);
-    };
-    gl(0, a, uint64_t(size), uint64_t(size));
-    gl(48, b, uint64_t(size), uint64_t(size));
-    gl(96, out, uint64_t(size), uint64_t(size));
-    opt.dynamic_lds = 160000;
     Output o;
-    o.stats = dev.launch(kernels.at(file), {uint32_t((size / 256) * (size / 256))}, {512}, g, opt);
+    o.stats = foreign::launch_hipkittens(dev, kernels.at(file), size, a, b, out, opt);
     o.c = out.download<uint8_t>();
     return o;
   };
   return c;
 }
 
-// AITER, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
-// hsa/gfx950/bf16gemm/*.co (one kernel each, _ZN5aiter<len><file stem>E) with
-// bf16gemm_fp32bf16.csv, launched as csrc/py_itfs_cu/asm_gemm_a16w16.cu does.
-// Kernarg: struct KernelArgs, every field in its own 16-byte slot:
-//   D 0, C 16, A 32, B 48 (pointers); alpha 64, beta 80 (float); stride_D0 96,
-//   stride_D1 112, stride_C0 128, stride_C1 144, stride_A0 160, stride_A1 176,
-//   stride_B0 192, stride_B1 208 (u32, bytes); M 224, N 240, K 256, splitk 272,
-//   is_out_b16 288 (u32); Bias 304 (pointer); add_bias 320 (u32); semaphore 336
-//   (pointer; only in the 352-byte kernels, the others' kernarg is 336 bytes).
-// The launcher sets C = 0, alpha = 1, beta = 0, stride_D0 = stride_C0 = N * out
-// element size, stride_A0 = stride_B0 = K * 2, the *1 strides 0, no bias.
-// A = M x K, B = N x K (row-major, or pre-shuffled when the csv's bPreshuffle
-// is 1: the "bpreshuffle"/"bshuffle" kernels), D = M x N row-major, fp32 or bf16
-// (is_out_b16). Grid (N / tileN, ceil(M / tileM), splitK), block 256, LDS fixed
-// by the code object (160 KiB for 256x256, 64 KiB for the others). Constraints:
-// K % 64 == 0, N % tileN == 0. splitK: 1 for kernels whose csv splitK is 0; for
-// the others (the _clean kernels) max(2, min(CUs / tiles, 16, K / 64)) with the
-// tile count ceil(M / tileM) * N / tileN (CUs = 256 on MI355X), and then a
-// zeroed semaphore of 16 x 64 u32 (one per output tile, grid x * y <= 1024):
-// split 0 zeroes its D tile and stores splitK to its semaphore, every split
-// waits for it, adds its partial with global_atomic_add_f32 (pk_add_bf16 for
-// bf16 D) and decrements it (s_atomic_dec), so it is 0 again at the end.
-struct AiterKernel {
-  const char* stem;
-  int tile_m, tile_n;
-  bool preshuffle, split;  // csv bPreshuffle and splitK columns
-};
-const AiterKernel kAiterKernels[] = {
-    {"bf16gemm_bf16_tn_256x256", 256, 256, false, false},
-    {"bf16gemm_bf16_tn_256x256_bpreshuffle", 256, 256, true, false},
-    {"bf16gemm_fp32bf16_tn_32x64_pf3_splitk", 32, 64, false, false},
-    {"bf16gemm_fp32bf16_tn_48x64_pf3_splitk", 48, 64, false, false},
-    {"bf16gemm_fp32bf16_tn_64x64_pf3_splitk", 64, 64, false, false},
-    {"bf16gemm_fp32bf16_tn_96x64_pf3_splitk", 96, 64, false, false},
-    {"bf16gemm_fp32bf16_tn_32x64_bshuffle_splitk", 32, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_48x64_bshuffle_splitk", 48, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_64x64_bshuffle_splitk", 64, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_96x64_bshuffle_splitk", 96, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_128x64_bshuffle_splitk", 128, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_160x64_bshuffle_splitk", 160, 64, true, false},
-    {"bf16gemm_fp32bf16_tn_32x64_splitk_clean", 32, 64, false, true},
-    {"bf16gemm_fp32bf16_tn_48x64_splitk_clean", 48, 64, false, true},
-    {"bf16gemm_fp32bf16_tn_64x64_splitk_clean", 64, 64, false, true},
-    {"bf16gemm_fp32bf16_tn_80x64_splitk_clean", 80, 64, false, true},
-    {"bf16gemm_fp32bf16_tn_96x64_splitk_clean", 96, 64, false, true},
-    {"bf16gemm_fp32bf16_tn_32x64_bshuffle_splitk_clean", 32, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_48x64_bshuffle_splitk_clean", 48, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_64x64_bshuffle_splitk_clean", 64, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_80x64_bshuffle_splitk_clean", 80, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_96x64_bshuffle_splitk_clean", 96, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_128x64_bshuffle_splitk_clean", 128, 64, true, true},
-    {"bf16gemm_fp32bf16_tn_160x64_bshuffle_splitk_clean", 160, 64, true, true},
-};
-
 // 256x256: bf16 D at 512^3 and 1024^3. The others: fp32 D, M = 2 * tileM,
 // N = 256, K = 1024 (tiles = 8, so splitK = 16 for the _clean kernels).
-std::vector<Case> aiter_cases(const std::string& dir, const AiterKernel& ak) {
+std::vector<Case> aiter_cases(const std::string& dir, const foreign::AiterKernel& ak) {
   const bool big = ak.tile_n == 256;
   std::vector<Case> cases;
   for (int64_t size : big ? std::vector<int64_t>{512, 1024} : std::vector<int64_t>{0}) {
     const int64_t m = big ? size : 2 * ak.tile_m, n = big ? size : 256, k = big ? size : 1024;
-    const int64_t tiles = (m + ak.tile_m - 1) / ak.tile_m * (n / ak.tile_n);
-    const uint32_t split = ak.split ? uint32_t(std::max<int64_t>(2, std::min({256 / tiles, int64_t(16), k / 64}))) : 1;
+    const uint32_t split = foreign::aiter_split(ak, m, n, k);
     const std::string file = fmt::format("{}/{}.co", dir, ak.stem);
     Case c{fmt::format("aiter {}", std::string(ak.stem).substr(9)), m, n, k, big ? Out::bf16_rne : Out::f32,
            split > 1 ? fmt::format("splitK {}", split) : "", {}};
-    c.run = [file, ak, m, n, k, split, big](cdna4::Device& dev, const Data& d, cdna4::LaunchOptions opt) {
+    c.run = [file, ak, m, n, k, big](cdna4::Device& dev, const Data& d, cdna4::LaunchOptions opt) {
       static std::map<std::string, cdna4::Kernel> kernels;
       if (!kernels.count(file)) kernels.emplace(file, cdna4::Kernel::from_file(file));
-      const cdna4::Kernel& kernel = kernels.at(file);
-      const uint32_t out_bytes = big ? 2 : 4;
-      cdna4::Buffer a = upload(dev, d.a), b = upload(dev, ak.preshuffle ? aiter_preshuffle(d.b, n, k) : d.b);
-      cdna4::Buffer out = poisoned(dev, size_t(m * n) * out_bytes), sema = dev.alloc(16 * 64 * 4);
+      cdna4::Buffer a = upload(dev, d.a);
+      cdna4::Buffer b = upload(dev, ak.preshuffle ? foreign::aiter_preshuffle(d.b, n, k) : d.b);
+      cdna4::Buffer out = poisoned(dev, size_t(m * n) * (big ? 2 : 4)), sema = dev.alloc(16 * 64 * 4);
       sema.fill_zero();
-      cdna4::KernargBlock g(kernel.info().kernarg_bytes());
-      g.pointer(0, out).put<uint64_t>(16, 0).pointer(32, a).pointer(48, b).put<float>(64, 1.0f).put<float>(80, 0.0f);
-      g.put<uint32_t>(96, uint32_t(n) * out_bytes).put<uint32_t>(128, uint32_t(n) * out_bytes);
-      g.put<uint32_t>(160, uint32_t(k) * 2).put<uint32_t>(192, uint32_t(k) * 2);
-      g.put<uint32_t>(224, uint32_t(m)).put<uint32_t>(240, uint32_t(n)).put<uint32_t>(256, uint32_t(k));
-      g.put<uint32_t>(272, split).put<uint32_t>(288, big ? 1 : 0).put<uint64_t>(304, 0).put<uint32_t>(320, 0);
-      if (g.size() >= 344) g.put<uint64_t>(336, split > 1 ? sema.address() : 0);
-      const cdna4::Dim3 grid(uint32_t(n / ak.tile_n), uint32_t((m + ak.tile_m - 1) / ak.tile_m), split);
       Output o;
-      o.stats = dev.launch(kernel, grid, {256}, g, opt);
+      o.stats = foreign::launch_aiter(dev, kernels.at(file), ak, m, n, k, a, b, out, sema, big, opt);
       o.c = out.download<uint8_t>();
       return o;
     };
@@ -423,7 +322,7 @@ int main(int argc, char** argv) {
     for (const char* variant : {"16x32", "32x16"})
       for (int64_t size : {512, 1024}) cases.push_back(hipkittens_case(hk_dir, variant, size));
   if (!aiter_dir.empty())
-    for (const AiterKernel& ak : kAiterKernels)
+    for (const foreign::AiterKernel& ak : foreign::kAiterKernels)
       for (Case& c : aiter_cases(aiter_dir, ak)) cases.push_back(std::move(c));
   fmt::print("random: elements differing from the policy, max |C - double sum| (the policy's own)\n");
   fmt::print("{:<44} {:>14} {:<10} {:<12} {:<30} {:>7} {:>7} {:>12} {:>14}\n", "kernel", "MxNxK", "mode", "integers",

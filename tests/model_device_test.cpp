@@ -2,6 +2,7 @@
 // and the lines cdna4-run and cdna4-gemm print for it.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <regex>
 
 #include "cdna4/gemm.hpp"
@@ -126,4 +127,28 @@ TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cl
                                     "--kernarg-size", "64", "--trace", dir.file("u.json")});
   CHECK(refused.status == 2);
   CHECK_THAT(refused.output, Catch::Contains("--trace needs --device model"));
+}
+
+// The baseline's grid is 8 x 8 tiles of 256 x 256 with x (the N tile) fastest,
+// so XCD 0 (linear ids 0, 8, ..., 56) runs the 8 tiles of column 0: 8 A
+// panels and one B panel. Each probe's first 256 KiB are its first 4 K-steps of
+// A and B alike, so of 16 panel-reads the XCD's L2 fetches 9: a hit rate of 7/16.
+TEST_CASE("model device: the L2 hit rate comes from the grid order, the same with or without model_only", "[model]") {
+  const int64_t m = 2048, n = 2048, k = 1024;
+  const std::vector<uint16_t> a(size_t(m * k)), b(size_t(k * n));
+  const Schedule s = load_schedule(schedule_path("baseline_256x256x64_w8.json"));
+  EmulatorConfig only;
+  only.model_only = true;
+  only.instant_completion = true;
+  EmulatorConfig all = only;
+  all.model_only = false;
+  Device fast = Device::open("model", only), full = Device::open("model", all);
+  const ModelReport timed = *run_gemm(fast, s, m, n, k, a, b, OutType::f32).launch.model;
+  const ModelReport everything = *run_gemm(full, s, m, n, k, a, b, OutType::f32).launch.model;
+  CHECK(timed.l2_hit_rate == Approx(7.0 / 16));
+  CHECK(everything.l2_hit_rate == timed.l2_hit_rate);
+  CHECK(everything.cycles == timed.cycles);
+  // Latency between an L2 hit and a MALL hit, weighted by the hit rate.
+  CHECK(timed.global_latency == uint32_t(std::lround(7.0 / 16 * model::param::kL2HitLatency.value +
+                                                     9.0 / 16 * model::param::kL2MissLatency.value)));
 }

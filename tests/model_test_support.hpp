@@ -11,20 +11,23 @@
 
 namespace cdna4::modeltest {
 
+// The vector memory latency the hand computations of the CU-model tests use.
+inline constexpr uint32_t kGlobalLatency = 600;
+
 struct Traced {
   std::vector<emu::WorkgroupTrace> traces;
   model::CuResult cu;
 };
 
 inline Traced model_first_workgroup(const emutest::TestKernel& k, const emu::Dispatch& d) {
-  model::FirstWorkgroups sink(1);
+  model::TraceCollector sink(1, {}, 0);
   emu::EmulatorOptions o = emutest::instant();
   o.trace = &sink;
   emutest::run(k, d, o);
   Traced t;
-  t.traces = sink.take();
+  t.traces = sink.take_traces();
   auto program = emu::decode_program(k.code.text(), k.info.accum_offset);
-  t.cu = model::simulate_cu(*program, model::classify(*program), t.traces);
+  t.cu = model::simulate_cu(*program, model::classify(*program), t.traces, kGlobalLatency);
   return t;
 }
 

@@ -24,8 +24,12 @@ inline std::vector<std::pair<const char*, double>> stall_shares(const ModelStall
 inline void print_model_lines(const ModelReport& m) {
   fmt::print("modeled cycles: {}\n", m.cycles);
   fmt::print("modeled time: {:.3f} us\n", m.seconds * 1e6);
-  fmt::print("modeled occupancy: {} workgroups per CU, {} rounds of {} cycles; {}\n", m.workgroups_per_cu, m.rounds,
-             m.cu_cycles, m.memory_bound ? "bound by HBM bandwidth" : "bound by the CU");
+  fmt::print("modeled occupancy: {} workgroups per CU, {} rounds of {} cycles; bound by {}\n", m.workgroups_per_cu,
+             m.rounds, m.cu_cycles, m.bound == "CU" ? "the CU" : m.bound);
+  fmt::print("modeled memory: L2 hit rate {:.0f}% (grid order), latency {} clocks; L2 {:.1f} us, MALL {:.1f} us, "
+             "HBM {:.1f} us; power ceiling {:.1f} us; store drain {:.1f} us\n",
+             100 * m.l2_hit_rate, m.global_latency, m.l2_seconds * 1e6, m.mall_seconds * 1e6, m.memory_seconds * 1e6,
+             m.power_seconds * 1e6, m.drain_seconds * 1e6);
   fmt::print("modeled MFMA utilisation: {:.1f}%\n", 100 * m.mfma_utilization);
   std::string line = "modeled wave time:";
   for (auto [name, share] : stall_shares(m.stalls)) line += fmt::format(" {} {:.1f}%", name, 100 * share);
@@ -47,6 +51,13 @@ inline nlohmann::json model_json(const ModelReport& m) {
           {"memory_seconds", m.memory_seconds},
           {"memory_bytes", m.memory_bytes},
           {"memory_bound", m.memory_bound},
+          {"bound", m.bound},
+          {"l2_hit_rate", m.l2_hit_rate},
+          {"global_latency", m.global_latency},
+          {"l2_seconds", m.l2_seconds},
+          {"mall_seconds", m.mall_seconds},
+          {"power_seconds", m.power_seconds},
+          {"drain_seconds", m.drain_seconds},
           {"wave_time", stalls}};
 }
 

@@ -2,6 +2,7 @@
 // What the "model" device says about a launch: modeled gfx950 (MI355X) time,
 // never a measurement. docs/model.md describes the model and its parameters.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace cdna4 {
@@ -52,7 +53,14 @@ struct ModelReport {
   double compute_seconds = 0;       // rounds x cu_cycles / clock
   double memory_seconds = 0;        // memory_bytes / HBM bandwidth
   double memory_bytes = 0;          // bytes of the buffers the launch passes (read or written)
-  bool memory_bound = false;        // memory_seconds > compute_seconds
+  bool memory_bound = false;        // bound by L2, MALL or HBM bandwidth
+  double l2_hit_rate = 0;           // estimated from the grid order (first round, one XCD)
+  uint32_t global_latency = 0;      // clocks a vector memory access takes, from the hit rate
+  double l2_seconds = 0;            // the vector memory traffic of one XCD / its L2 bandwidth
+  double mall_seconds = 0;          // L2 misses / MALL bandwidth
+  double power_seconds = 0;         // MFMA pipe time / (all pipes x power ceiling)
+  double drain_seconds = 0;         // the last round's stores leaving through L2 after the CUs end
+  std::string bound;                // the largest term: "CU", "power ceiling", "L2", "MALL" or "HBM" bandwidth
   ModelStallShares stalls;
   std::vector<ModelSlice> timeline;  // one CU's resident set; empty unless EmulatorConfig::model_timeline
 };

@@ -42,4 +42,14 @@ uint32_t distinct_cache_lines(std::span<const LaneAccess> lanes) {
   return uint32_t(std::unique(lines.begin(), lines.end()) - lines.begin());
 }
 
+void TraceRecorder::add_read_lines() {
+  for (const LaneAccess& a : lanes) {
+    if (a.bytes == 0) continue;
+    for (uint64_t line = a.address / kCacheLineBytes; line <= (a.address + a.bytes - 1) / kCacheLineBytes; ++line) {
+      if (trace.read_lines.size() >= footprint_lines) return;
+      if (seen_lines.insert(line).second) trace.read_lines.push_back(line);
+    }
+  }
+}
+
 }  // namespace cdna4::emu

@@ -3,6 +3,7 @@
 // for timing models. Off (a null sink) costs one pointer test per memory lane.
 // The summaries come from the real per-lane addresses (access_summary.hpp).
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 namespace cdna4::emu {
@@ -17,6 +18,10 @@ struct TraceEntry {
 struct WorkgroupTrace {
   uint64_t linear_id = 0;
   std::vector<std::vector<TraceEntry>> waves;  // per wave, in issue order
+  // The distinct cache lines its vector memory reads (loads, LDS-DMA,
+  // returning atomics) touched, in first-touch order: all of them, or for a
+  // footprint_only() workgroup the first footprint_lines() (none when that is 0).
+  std::vector<uint64_t> read_lines;
 };
 
 // Receives the traces; deliver() is called from the emulator's worker threads.
@@ -25,6 +30,10 @@ class TraceSink {
   virtual ~TraceSink() = default;
   virtual bool wants(uint64_t linear_workgroup) const = 0;
   virtual void deliver(WorkgroupTrace trace) = 0;
+  virtual uint32_t footprint_lines() const { return 0; }
+  // A workgroup wanted only for its read footprint: in a trace-only run it
+  // stops once footprint_lines() lines are recorded (its outputs are not needed).
+  virtual bool footprint_only(uint64_t /*linear_workgroup*/) const { return false; }
 };
 
 // One lane's part of a memory instruction, collected while it executes.
@@ -38,7 +47,12 @@ struct LaneAccess {
 struct TraceRecorder {
   WorkgroupTrace trace;
   std::vector<LaneAccess> lanes;  // of the instruction executing now
+  uint32_t footprint_lines = 0;
+  bool stop_at_footprint = false;
+  std::unordered_set<uint64_t> seen_lines;
   void add(uint64_t address, uint32_t bytes, uint32_t lane) { lanes.push_back({address, bytes, lane}); }
+  void add_read_lines();  // of `lanes`, up to footprint_lines
+  bool footprint_done() const { return stop_at_footprint && trace.read_lines.size() >= footprint_lines; }
 };
 
 }  // namespace cdna4::emu

@@ -114,6 +114,8 @@ void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
     if (!t.lanes.empty())
       cost = in.async == AsyncClass::Lds ? lds_bank_cycles(t.lanes) : distinct_cache_lines(t.lanes);
     t.trace.waves[w.id].push_back({in.id, cost});
+    const bool reads = in.dst[0].kind != OperandKind::None || w.wg->program->hazard[in.id].lds_dma;
+    if (in.async == AsyncClass::Vector && reads && t.trace.read_lines.size() < t.footprint_lines) t.add_read_lines();
   }
   t.lanes.clear();
 }
@@ -147,7 +149,10 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
       check_hazards(*w, in);
       w->next_pc = w->pc + 1;
       in.exec(*w, in);
-      if constexpr (kTraced) record_issued(*wg.tracer, *w, in);
+      if constexpr (kTraced) {
+        record_issued(*wg.tracer, *w, in);
+        if (wg.tracer->footprint_done()) return;
+      }
       w->pc = w->next_pc;
       ++wg.now;
       if (w->status != WaveStatus::Waiting) {
@@ -234,6 +239,10 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     wg.tracer = std::make_unique<TraceRecorder>();
     wg.tracer->trace.linear_id = wg.linear_id;
     wg.tracer->trace.waves.resize(num_waves);
+    const bool probe = s.options.trace->footprint_only(wg.linear_id);
+    const uint32_t cap = s.options.trace->footprint_lines();
+    wg.tracer->footprint_lines = probe || cap == 0 ? cap : ~0u;  // fully traced: every line it reads
+    wg.tracer->stop_at_footprint = s.options.trace_only && probe;
   }
   if (wg.track_races) wg.lds_tracker.reset(lds_bytes, num_waves);
 

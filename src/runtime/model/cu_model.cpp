@@ -41,6 +41,7 @@ struct WaveSim {
 struct Cu {
   std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   uint64_t lds_free_at = 0, vmem_free_at = 0;
+  uint32_t global_latency = 0;
 };
 
 size_t outstanding(std::deque<uint64_t>& q, uint64_t now) {
@@ -82,7 +83,7 @@ uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines) {
   const uint64_t busy = (bytes + as_int(param::kL1BytesPerClock) - 1) / as_int(param::kL1BytesPerClock);
   const uint64_t start = std::max(now, cu.vmem_free_at);
   cu.vmem_free_at = start + busy;
-  uint64_t done = start + busy + as_int(param::kGlobalLatency);
+  uint64_t done = start + busy + cu.global_latency;
   if (!w.vm.empty()) done = std::max(done, w.vm.back());
   return done;
 }
@@ -98,8 +99,9 @@ uint64_t lds_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t bank_cycles) 
 class Simulation {
  public:
   Simulation(const emu::Program& program, const std::vector<InstTiming>& timing,
-             const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline)
+             const std::vector<emu::WorkgroupTrace>& workgroups, uint32_t global_latency, bool timeline)
       : program_(program), timing_(timing), timeline_(timeline) {
+    cu_.global_latency = global_latency;
     uint32_t age = 0;
     for (uint32_t g = 0; g < workgroups.size(); ++g) {
       for (const auto& stream : workgroups[g].waves) {
@@ -196,7 +198,10 @@ class Simulation {
       }
       case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
       case Kind::vmem_load:
-      case Kind::vmem_store: w.vm.push_back(vmem_completion(w, cu_, now, e.cost)); break;
+      case Kind::vmem_store:
+        w.vm.push_back(vmem_completion(w, cu_, now, e.cost));
+        if (t.kind == Kind::vmem_store) result_.stored_bytes += uint64_t(e.cost) * as_int(param::kCacheLineBytes);
+        break;
       case Kind::lds: w.lds.push_back(lds_completion(w, cu_, now, e.cost)); break;
       case Kind::nop: w.not_before = now + t.nop_slots * kIssuePeriod; break;
       case Kind::setprio: w.priority = t.priority; break;
@@ -298,8 +303,9 @@ class Simulation {
 }  // namespace
 
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
-                     const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline) {
-  Simulation sim(program, timing, workgroups, timeline);
+                     const std::vector<emu::WorkgroupTrace>& workgroups, uint32_t global_latency,
+                     bool timeline) {
+  Simulation sim(program, timing, workgroups, global_latency, timeline);
   return sim.run();
 }
 

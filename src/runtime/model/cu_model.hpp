@@ -21,12 +21,15 @@ struct CuResult {
   std::vector<uint64_t> wave_end;  // per wave, workgroup by workgroup: s_endpgm issued and its MFMAs done
   uint64_t mfma_busy_cycles = 0;  // summed over the SIMDs
   uint64_t instructions = 0;
+  uint64_t stored_bytes = 0;                       // lines vector stores touch x line size, all workgroups
   std::array<uint64_t, kSlotKinds> wave_cycles{};  // summed over waves, by Slot
   std::vector<ModelSlice> timeline;                // when asked for
 };
 
 // Workgroups start together; their waves go to SIMDs round-robin in order.
+// `global_latency`: clocks from a vector memory access leaving the CU to its data.
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
-                     const std::vector<emu::WorkgroupTrace>& workgroups, bool timeline = false);
+                     const std::vector<emu::WorkgroupTrace>& workgroups, uint32_t global_latency,
+                     bool timeline = false);
 
 }  // namespace cdna4::model

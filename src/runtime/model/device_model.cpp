@@ -8,25 +8,51 @@
 
 namespace cdna4::model {
 
+uint32_t global_latency(double l2_miss_fraction, double memory_bytes) {
+  const double miss = memory_bytes <= param::kMallBytes.value ? param::kL2MissLatency.value : param::kHbmLatency.value;
+  const double f = std::clamp(l2_miss_fraction, 0.0, 1.0);
+  return uint32_t(std::lround((1 - f) * param::kL2HitLatency.value + f * miss));
+}
+
 ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid) {
   ModelReport r;
   const double clock = param::kClockHz.value;
-  const uint64_t per_round = uint64_t(as_int(param::kComputeUnits)) * occupancy.workgroups_per_cu;
+  const double cus = param::kComputeUnits.value, xcds = param::kXcds.value;
+  const uint64_t per_round = uint64_t(cus) * occupancy.workgroups_per_cu;
+  const double simulated = std::max<uint32_t>(grid.simulated_workgroups, 1);
+  const double workgroups = double(grid.workgroups);
   r.clock_hz = clock;
   r.workgroups_per_cu = occupancy.workgroups_per_cu;
   r.waves_per_simd = occupancy.waves_per_simd;
   r.cu_cycles = cu.cycles;
   r.rounds = (grid.workgroups + per_round - 1) / per_round;
+  r.l2_hit_rate = 1 - std::clamp(grid.l2_miss_fraction, 0.0, 1.0);
+  r.global_latency = global_latency(grid.l2_miss_fraction, grid.memory_bytes);
+
+  const double read = grid.read_bytes_per_workgroup * workgroups;
+  const double stored = double(cu.stored_bytes) / simulated * workgroups;
+  const double l2_bytes_per_second = param::kL2BytesPerClock.value * clock;
   r.compute_seconds = double(r.rounds) * double(cu.cycles) / clock;
+  r.l2_seconds = (read + stored) / xcds / l2_bytes_per_second;
+  r.mall_seconds = grid.l2_miss_fraction * read / param::kMallBytesPerSecond.value;
   r.memory_bytes = grid.memory_bytes;
   r.memory_seconds = grid.memory_bytes / param::kHbmBytesPerSecond.value;
-  r.memory_bound = r.memory_seconds > r.compute_seconds;
-  r.seconds = std::max(r.compute_seconds, r.memory_seconds);
-  r.cycles = uint64_t(std::ceil(r.seconds * clock));
+  const double pipes = cus * param::kSimdsPerCu.value;
+  const double mfma_cycles = double(cu.mfma_busy_cycles) / simulated * workgroups;
+  r.power_seconds = mfma_cycles / (pipes * clock * param::kMfmaPowerCeiling.value);
+  const double last_round = workgroups - double(r.rounds - 1) * double(per_round);
+  r.drain_seconds = double(cu.stored_bytes) / simulated * last_round / xcds / l2_bytes_per_second;
 
-  const double mfma_per_workgroup = double(cu.mfma_busy_cycles) / std::max<uint32_t>(grid.simulated_workgroups, 1);
-  const double pipes = double(as_int(param::kComputeUnits)) * as_int(param::kSimdsPerCu);
-  r.mfma_utilization = r.cycles ? mfma_per_workgroup * double(grid.workgroups) / (pipes * double(r.cycles)) : 0;
+  const std::pair<const char*, double> terms[] = {{"CU", r.compute_seconds},       {"power ceiling", r.power_seconds},
+                                                  {"L2 bandwidth", r.l2_seconds},  {"MALL bandwidth", r.mall_seconds},
+                                                  {"HBM bandwidth", r.memory_seconds}};
+  const auto largest = std::max_element(std::begin(terms), std::end(terms),
+                                        [](auto& a, auto& b) { return a.second < b.second; });
+  r.bound = largest->first;
+  r.memory_bound = largest - std::begin(terms) >= 2;
+  r.seconds = largest->second + r.drain_seconds;
+  r.cycles = uint64_t(std::ceil(r.seconds * clock));
+  r.mfma_utilization = r.cycles ? mfma_cycles / (pipes * double(r.cycles)) : 0;
 
   double total = 0;
   for (uint64_t c : cu.wave_cycles) total += double(c);

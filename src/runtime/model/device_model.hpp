@@ -1,7 +1,7 @@
 #pragma once
 // From one CU's modeled cycles to the whole device: rounds of resident
-// workgroups over all CUs, next to a bound on HBM traffic (docs/model.md
-// "Device composition").
+// workgroups over all CUs, next to the bandwidth of L2, MALL and HBM and the
+// power ceiling of the MFMA pipes (docs/model.md "Device composition").
 #include <cstdint>
 
 #include "cdna4/model_report.hpp"
@@ -14,7 +14,13 @@ struct GridFacts {
   uint64_t workgroups = 1;            // in the whole grid
   uint32_t simulated_workgroups = 1;  // the resident set the CU model ran
   double memory_bytes = 0;            // bytes the grid reads or writes at least once
+  double l2_miss_fraction = 1;        // L2Reuse::miss_fraction of the first round on one XCD
+  double read_bytes_per_workgroup = 0;  // distinct lines a traced workgroup reads x line size
 };
+
+// Clocks a vector memory access takes: an L2 hit, or a miss served by the
+// MALL (when the buffers fit in it) or else by HBM.
+uint32_t global_latency(double l2_miss_fraction, double memory_bytes);
 
 ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid);
 

@@ -7,6 +7,8 @@
 #include "runtime/model/cu_model.hpp"
 #include "runtime/model/device_model.hpp"
 #include "runtime/model/instruction_class.hpp"
+#include "runtime/model/l2_reuse.hpp"
+#include "runtime/model/parameters.hpp"
 
 namespace cdna4::model {
 namespace {
@@ -40,13 +42,19 @@ LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch
       simulated_(uint32_t(std::min<uint64_t>(occupancy_.workgroups_per_cu, workgroups_))),
       memory_bytes_(passed_buffer_bytes(dispatch)),
       timeline_(timeline),
-      collector_(simulated_) {}
+      collector_(simulated_, first_round_on_one_xcd(workgroups_, occupancy_.workgroups_per_cu),
+                 as_int(param::kFootprintBytes) / as_int(param::kCacheLineBytes)) {}
 
 ModelReport LaunchModel::report(const CodeObject& code) {
   std::shared_ptr<const emu::Program> program = emu::decode_program(code.text(), kernel_.accum_offset);
   const std::vector<InstTiming> timing = classify(*program);
-  const std::vector<emu::WorkgroupTrace> traces = collector_.take();
-  return compose(simulate_cu(*program, timing, traces, timeline_), occupancy_, {workgroups_, simulated_, memory_bytes_});
+  const std::vector<emu::WorkgroupTrace> traces = collector_.take_traces();
+  const double miss = l2_reuse(collector_.take_footprints()).miss_fraction();
+  const CuResult cu = simulate_cu(*program, timing, traces, global_latency(miss, memory_bytes_), timeline_);
+  double read_lines = 0;
+  for (const emu::WorkgroupTrace& t : traces) read_lines += double(t.read_lines.size());
+  const double read_bytes = read_lines * param::kCacheLineBytes.value / double(std::max<size_t>(traces.size(), 1));
+  return compose(cu, occupancy_, {workgroups_, simulated_, memory_bytes_, miss, read_bytes});
 }
 
 }  // namespace cdna4::model

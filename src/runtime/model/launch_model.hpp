@@ -26,7 +26,7 @@ class LaunchModel {
   uint32_t simulated_;
   double memory_bytes_;
   bool timeline_;
-  FirstWorkgroups collector_;
+  TraceCollector collector_;
 };
 
 // Bytes of the dispatch's memory regions whose base address the kernarg

@@ -17,6 +17,17 @@ namespace param {
 inline constexpr Parameter kComputeUnits{"compute_units", 256, "CUs", "AMD Instinct MI355X data sheet (8 XCDs x 32 CUs)"};
 inline constexpr Parameter kClockHz{"clock", 2.4e9, "Hz", "AMD Instinct MI355X data sheet (peak engine clock)"};
 inline constexpr Parameter kHbmBytesPerSecond{"hbm_bandwidth", 8e12, "B/s", "AMD Instinct MI355X data sheet (HBM3E)"};
+inline constexpr Parameter kXcds{"xcds", 8, "XCDs", "AMD Instinct MI355X data sheet; workgroups go to XCDs round-robin"};
+inline constexpr Parameter kMallBytes{"mall_size", 256.0 * 1024 * 1024, "bytes", "AMD Instinct MI355X data sheet (256 MB AMD Infinity Cache)"};
+inline constexpr Parameter kMallBytesPerSecond{"mall_bandwidth", 17.2e12, "B/s",
+                                               "AMD CDNA 3 white paper (MI300X Infinity Cache peak 17.2 TB/s); assumed for MI355X"};
+inline constexpr Parameter kL2BytesPerClock{"l2_bandwidth", 2048, "bytes/clock per XCD",
+                                            "AMD CDNA 3 white paper (16 channels x 128 B/clock per XCD); assumed unchanged"};
+inline constexpr Parameter kFootprintBytes{"footprint_probe", 256 * 1024, "bytes per workgroup",
+                                           "assumed (the first few K-steps of a GEMM tile; docs/model.md \"L2 reuse\")"};
+inline constexpr Parameter kMfmaPowerCeiling{"mfma_power_ceiling", 0.65, "of peak MFMA pipe time",
+                                             "fitted: the 8192^3 plateau of HipKittens, AITER and hipBLASLt "
+                                             "(1575-1610 TFLOP/s = 0.63-0.64 of peak); docs/model.md \"Calibration\""};
 // Compute unit
 inline constexpr Parameter kSimdsPerCu{"simds_per_cu", 4, "SIMDs", "AMD CDNA 4 ISA guide, ch. 1 (CU: 4 SIMDs)"};
 inline constexpr Parameter kMaxWavesPerSimd{"max_waves_per_simd", 8, "waves", "AMD CDNA 3 ISA guide, ch. 2; assumed unchanged on CDNA 4"};
@@ -48,15 +59,20 @@ inline constexpr Parameter kLdsLatency{"lds_latency", 64, "clocks",
 inline constexpr Parameter kCacheLineBytes{"cache_line", 128, "bytes", "AMD CDNA 3 ISA guide / white paper (128 B L2 line)"};
 inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 64, "bytes/clock per CU",
                                             "AMD GCN white paper (64 B/clock L1); assumed for CDNA 4"};
-inline constexpr Parameter kGlobalLatency{"global_latency", 600, "clocks", "assumed (between L2 hit and HBM)"};
+inline constexpr Parameter kL2HitLatency{"l2_hit_latency", 500, "clocks", "assumed (loaded L2 hit)"};
+inline constexpr Parameter kL2MissLatency{"l2_miss_latency", 900, "clocks", "assumed (loaded MALL hit)"};
+inline constexpr Parameter kHbmLatency{"hbm_latency", 1200, "clocks", "assumed (loaded HBM access)"};
 }  // namespace param
 
 inline constexpr const Parameter* kParameters[] = {
-    &param::kComputeUnits,     &param::kClockHz,          &param::kHbmBytesPerSecond, &param::kSimdsPerCu,
+    &param::kComputeUnits,     &param::kClockHz,          &param::kHbmBytesPerSecond, &param::kXcds,
+    &param::kMallBytes,        &param::kMallBytesPerSecond, &param::kL2BytesPerClock, &param::kFootprintBytes,
+    &param::kMfmaPowerCeiling, &param::kSimdsPerCu,
     &param::kMaxWavesPerSimd,  &param::kVgprsPerLane,     &param::kMaxWorkgroupsPerCu, &param::kLdsBytesPerCu,
     &param::kIssuePeriod,      &param::kTakenBranchPenalty, &param::kClocksPerMfmaPass, &param::kMfmaResultExtra,
     &param::kValuLatency,      &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
-    &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kGlobalLatency,
+    &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kL2HitLatency,
+    &param::kL2MissLatency,    &param::kHbmLatency,
 };
 
 // Integer view for the simulator.

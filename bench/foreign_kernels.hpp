@@ -1,0 +1,154 @@
+#pragma once
+// Facts about foreign gfx950 bf16 GEMM code objects (HipKittens, AITER): how
+// to launch them (kernarg layout, grid, block, LDS) and how they read their
+// data. No code or binary of theirs: the user builds and fetches them as
+// docs/emulator.md ("Foreign kernels") describes. bench_foreign runs them on
+// the emulator, bench_calibration through the timing model.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cdna4/runtime.hpp"
+
+namespace foreign {
+
+// B (N x K) in AITER's shuffle_weight(layout=(16, 16)) order for bf16
+// (aiter/ops/shuffle.py): view as [N/16][16][K/32][4][8], permute to
+// [N/16][K/32][4][16][8]: 16 rows x 16 bytes of k per 256-byte block.
+inline std::vector<uint16_t> aiter_preshuffle(const std::vector<uint16_t>& b, int64_t n, int64_t k) {
+  std::vector<uint16_t> out(b.size());
+  size_t o = 0;
+  for (int64_t n0 = 0; n0 < n / 16; ++n0)
+    for (int64_t k0 = 0; k0 < k / 32; ++k0)
+      for (int64_t kk = 0; kk < 4; ++kk)
+        for (int64_t n1 = 0; n1 < 16; ++n1)
+          for (int64_t e = 0; e < 8; ++e) out[o++] = b[size_t((n0 * 16 + n1) * k + k0 * 32 + kk * 8 + e)];
+  return out;
+}
+
+// HipKittens, github.com/HazyResearch/HipKittens @ f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1,
+// kernels/gemm/bf16fp32/mi350x/256_256_64_32_with{16x32,32x16}.cpp: kernel
+// _Z8micro_tk13micro_globals, shape fixed at compile time (M = N = K), one by-value
+// argument `micro_globals` of 152 bytes: three kittens::gl<bf16, -1, -1, -1, -1>
+// (a at 0, b at 48, c at 96; each: data pointer +0, batch +8, depth +16,
+// rows +24, cols +32, all 8 bytes, 8 bytes of padding) and hipStream_t at 144
+// (unused). a = A (M x K), b = B (N x K), c = C (M x N) bf16, all row-major with
+// batch = depth = 1: C = A * B^T, fp32 accumulation, C stored as the top 16 bits
+// of the fp32 sum (truncation: convertor<bf16, float> in
+// include/common/base_types.cuh is "truncation only"). Grid
+// (N/256)*(M/256) workgroups in x, block 512 (8 waves, 2 x 4), dynamic LDS
+// 160000 bytes (MAX_SHARED_MEMORY). 16x32: v_mfma_f32_16x16x32_bf16, LDS
+// As[2][2]/Bs[2][2] of 128x64; 32x16: v_mfma_f32_32x32x16_bf16, As[2]/Bs[2] of
+// 256x64. The 32x16 kernel's XCD remap (wgid % 8) * (NUM_WGS / 8) + wgid / 8
+// needs a multiple of 8 workgroups, so its 512^3 build maps all 4 to tile 0.
+inline std::string hipkittens_file(const std::string& dir, const std::string& variant, int64_t size) {
+  return dir + "/hipkittens_256x256x64_" + variant + "_" + std::to_string(size) + ".hsaco";
+}
+
+inline cdna4::LaunchStats launch_hipkittens(cdna4::Device& dev, const cdna4::Kernel& kernel, int64_t size,
+                                            const cdna4::Buffer& a, const cdna4::Buffer& b, const cdna4::Buffer& c,
+                                            cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(152);
+  auto gl = [&](size_t at, const cdna4::Buffer& buf) {
+    g.pointer(at, buf).put<uint64_t>(at + 8, 1).put<uint64_t>(at + 16, 1);
+    g.put<uint64_t>(at + 24, uint64_t(size)).put<uint64_t>(at + 32, uint64_t(size));
+  };
+  gl(0, a);
+  gl(48, b);
+  gl(96, c);
+  opt.dynamic_lds = 160000;
+  return dev.launch(kernel, {uint32_t((size / 256) * (size / 256))}, {512}, g, opt);
+}
+
+// AITER, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
+// hsa/gfx950/bf16gemm/*.co (one kernel each, _ZN5aiter<len><file stem>E) with
+// bf16gemm_fp32bf16.csv, launched as csrc/py_itfs_cu/asm_gemm_a16w16.cu does.
+// Kernarg: struct KernelArgs, every field in its own 16-byte slot:
+//   D 0, C 16, A 32, B 48 (pointers); alpha 64, beta 80 (float); stride_D0 96,
+//   stride_D1 112, stride_C0 128, stride_C1 144, stride_A0 160, stride_A1 176,
+//   stride_B0 192, stride_B1 208 (u32, bytes); M 224, N 240, K 256, splitk 272,
+//   is_out_b16 288 (u32); Bias 304 (pointer); add_bias 320 (u32); semaphore 336
+//   (pointer; only in the 352-byte kernels, the others' kernarg is 336 bytes).
+// The launcher sets C = 0, alpha = 1, beta = 0, stride_D0 = stride_C0 = N * out
+// element size, stride_A0 = stride_B0 = K * 2, the *1 strides 0, no bias.
+// A = M x K, B = N x K (row-major, or pre-shuffled when the csv's bPreshuffle
+// is 1: the "bpreshuffle"/"bshuffle" kernels), D = M x N row-major, fp32 or bf16
+// (is_out_b16). Grid (N / tileN, ceil(M / tileM), splitK), block 256, LDS fixed
+// by the code object (160 KiB for 256x256, 64 KiB for the others). Constraints:
+// K % 64 == 0, N % tileN == 0. splitK: 1 for kernels whose csv splitK is 0; for
+// the others (the _clean kernels) max(2, min(CUs / tiles, 16, K / 64)) with the
+// tile count ceil(M / tileM) * N / tileN (CUs = 256 on MI355X), and then a
+// zeroed semaphore of 16 x 64 u32 (one per output tile, grid x * y <= 1024):
+// split 0 zeroes its D tile and stores splitK to its semaphore, every split
+// waits for it, adds its partial with global_atomic_add_f32 (pk_add_bf16 for
+// bf16 D) and decrements it (s_atomic_dec), so it is 0 again at the end.
+struct AiterKernel {
+  const char* stem;
+  int tile_m, tile_n;
+  bool preshuffle, split;  // csv bPreshuffle and splitK columns
+};
+inline const AiterKernel kAiterKernels[] = {
+    {"bf16gemm_bf16_tn_256x256", 256, 256, false, false},
+    {"bf16gemm_bf16_tn_256x256_bpreshuffle", 256, 256, true, false},
+    {"bf16gemm_fp32bf16_tn_32x64_pf3_splitk", 32, 64, false, false},
+    {"bf16gemm_fp32bf16_tn_48x64_pf3_splitk", 48, 64, false, false},
+    {"bf16gemm_fp32bf16_tn_64x64_pf3_splitk", 64, 64, false, false},
+    {"bf16gemm_fp32bf16_tn_96x64_pf3_splitk", 96, 64, false, false},
+    {"bf16gemm_fp32bf16_tn_32x64_bshuffle_splitk", 32, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_48x64_bshuffle_splitk", 48, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_64x64_bshuffle_splitk", 64, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_96x64_bshuffle_splitk", 96, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_128x64_bshuffle_splitk", 128, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_160x64_bshuffle_splitk", 160, 64, true, false},
+    {"bf16gemm_fp32bf16_tn_32x64_splitk_clean", 32, 64, false, true},
+    {"bf16gemm_fp32bf16_tn_48x64_splitk_clean", 48, 64, false, true},
+    {"bf16gemm_fp32bf16_tn_64x64_splitk_clean", 64, 64, false, true},
+    {"bf16gemm_fp32bf16_tn_80x64_splitk_clean", 80, 64, false, true},
+    {"bf16gemm_fp32bf16_tn_96x64_splitk_clean", 96, 64, false, true},
+    {"bf16gemm_fp32bf16_tn_32x64_bshuffle_splitk_clean", 32, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_48x64_bshuffle_splitk_clean", 48, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_64x64_bshuffle_splitk_clean", 64, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_80x64_bshuffle_splitk_clean", 80, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_96x64_bshuffle_splitk_clean", 96, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_128x64_bshuffle_splitk_clean", 128, 64, true, true},
+    {"bf16gemm_fp32bf16_tn_160x64_bshuffle_splitk_clean", 160, 64, true, true},
+};
+
+inline uint32_t aiter_split(const AiterKernel& ak, int64_t m, int64_t n, int64_t k) {
+  const int64_t tiles = (m + ak.tile_m - 1) / ak.tile_m * (n / ak.tile_n);
+  return ak.split ? uint32_t(std::max<int64_t>(2, std::min({256 / tiles, int64_t(16), k / 64}))) : 1;
+}
+
+// D (fp32, or bf16 when out_bf16) = A * B^T; `sema` is the zeroed split-K
+// semaphore block (16 x 64 u32), used when split > 1.
+inline cdna4::LaunchStats launch_aiter(cdna4::Device& dev, const cdna4::Kernel& kernel, const AiterKernel& ak,
+                                       int64_t m, int64_t n, int64_t k, const cdna4::Buffer& a,
+                                       const cdna4::Buffer& b, const cdna4::Buffer& d, const cdna4::Buffer& sema,
+                                       bool out_bf16, cdna4::LaunchOptions opt) {
+  const uint32_t split = aiter_split(ak, m, n, k), out_bytes = out_bf16 ? 2 : 4;
+  cdna4::KernargBlock g(kernel.info().kernarg_bytes());
+  g.pointer(0, d).put<uint64_t>(16, 0).pointer(32, a).pointer(48, b).put<float>(64, 1.0f).put<float>(80, 0.0f);
+  g.put<uint32_t>(96, uint32_t(n) * out_bytes).put<uint32_t>(128, uint32_t(n) * out_bytes);
+  g.put<uint32_t>(160, uint32_t(k) * 2).put<uint32_t>(192, uint32_t(k) * 2);
+  g.put<uint32_t>(224, uint32_t(m)).put<uint32_t>(240, uint32_t(n)).put<uint32_t>(256, uint32_t(k));
+  g.put<uint32_t>(272, split).put<uint32_t>(288, out_bf16 ? 1 : 0).put<uint64_t>(304, 0).put<uint32_t>(320, 0);
+  if (g.size() >= 344) g.put<uint64_t>(336, split > 1 ? sema.address() : 0);
+  const cdna4::Dim3 grid(uint32_t(n / ak.tile_n), uint32_t((m + ak.tile_m - 1) / ak.tile_m), split);
+  return dev.launch(kernel, grid, {256}, g, opt);
+}
+
+// Published MI355X bf16 GEMM throughput (TFLOP/s, M = N = K), the figures the
+// timing model is calibrated against (docs/model.md).
+struct Published {
+  const char* kernel;
+  double at_4096, at_8192;
+};
+inline constexpr Published kPublished[] = {
+    {"HipKittens 256x256x64, 8 waves", 1413, 1610},
+    {"AITER asm bf16", 1114, 1591},
+    {"hipBLASLt", 1433, 1575},
+    {"Triton", 934, 1091},
+};
+
+}  // namespace foreign
