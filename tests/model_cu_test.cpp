@@ -217,3 +217,50 @@ TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, c
   CHECK(cu.cycles == 704);
   for (const ModelSlice& s : cu.timeline) CHECK(s.simd == 0);
 }
+
+TEST_CASE("model: LDS-DMA data takes the LDS for its write when it arrives", "[model]") {
+  // Wave 0 loads 1 KiB from memory, into LDS (LDS-DMA) or into VGPRs; waves 1..3
+  // keep the LDS busy with conflicting ds_read_b128s (64 clocks each) long after
+  // the data arrives. Written into LDS at 256 bytes a clock, the 1 KiB delays
+  // them by 4 clocks.
+  const std::string body = R"(
+  s_load_dwordx2 s[8:9], s[0:1], 0
+  s_waitcnt lgkmcnt(0)
+  s_and_b32 s9, s9, 0xffff
+  s_mov_b32 s10, 4096
+  s_mov_b32 s11, 0x00020000
+  v_readfirstlane_b32 s6, v0
+  s_cmp_lt_u32 s6, 64
+  s_cbranch_scc0 reader
+  v_lshlrev_b32 v1, 4, v0
+  s_mov_b32 m0, 0
+  s_nop 0
+  {}
+  s_waitcnt vmcnt(0)
+  s_endpgm
+reader:
+  v_and_b32 v1, 63, v0
+  v_lshlrev_b32 v1, 8, v1
+  s_movk_i32 s7, 40
+again:
+  ds_read_b128 v[2:5], v1
+  s_sub_u32 s7, s7, 1
+  s_cmp_eq_u32 s7, 0
+  s_cbranch_scc0 again
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+)";
+  emutest::KernelShape shape;
+  shape.lds = 64 * 256;
+  std::vector<uint32_t> data(1024);
+  auto run = [&](const char* load) {
+    auto k = TestKernel::build(fmt::format(fmt::runtime(body), load), shape);
+    Args args;
+    args.add(data);
+    return model_first_workgroup(k, args.dispatch(1, 256)).cu.cycles;
+  };
+  const uint64_t to_vgprs = run("buffer_load_dwordx4 v[6:9], v1, s[8:11], 0 offen");
+  const uint64_t to_lds = run("buffer_load_dwordx4 v1, s[8:11], 0 offen lds");
+  CHECK(to_vgprs > 3 * 40 * 64);  // the readers' LDS time sets the end
+  CHECK(to_lds == to_vgprs + 4);
+}

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <queue>
+#include <utility>
 
 #include "cdna4/error.hpp"
 #include "runtime/emulator/access_summary.hpp"
@@ -42,6 +45,9 @@ struct Cu {
   std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   uint64_t lds_free_at = 0, vmem_free_at = 0;
   uint32_t global_latency = 0;
+  // LDS-DMA data not yet written into LDS: (arrival, LDS clocks), earliest first.
+  std::priority_queue<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, uint64_t>>, std::greater<>>
+      dma_writes;
 };
 
 size_t outstanding(std::deque<uint64_t>& q, uint64_t now) {
@@ -78,6 +84,12 @@ uint64_t operands_ready(const WaveSim& w, const emu::Inst& in, const InstTiming&
   return ready;
 }
 
+// Clocks the LDS takes to write `bytes` of LDS-DMA data: all 64 banks a clock.
+uint64_t lds_clocks(uint32_t bytes) {
+  const uint32_t per_clock = as_int(param::kLdsBanks) * 4;
+  return (bytes + per_clock - 1) / per_clock;
+}
+
 uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines) {
   const uint64_t bytes = uint64_t(std::max<uint32_t>(lines, 1)) * as_int(param::kCacheLineBytes);
   const uint64_t busy = (bytes + as_int(param::kL1BytesPerClock) - 1) / as_int(param::kL1BytesPerClock);
@@ -88,7 +100,16 @@ uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines) {
   return done;
 }
 
+// LDS-DMA writes that arrived by `now` take the LDS pipe first, in arrival order.
+void write_arrived_dma(Cu& cu, uint64_t now) {
+  while (!cu.dma_writes.empty() && cu.dma_writes.top().first <= now) {
+    cu.lds_free_at = std::max(cu.lds_free_at, cu.dma_writes.top().first) + cu.dma_writes.top().second;
+    cu.dma_writes.pop();
+  }
+}
+
 uint64_t lds_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t bank_cycles) {
+  write_arrived_dma(cu, now);
   const uint64_t start = std::max(now, cu.lds_free_at);
   cu.lds_free_at = start + std::max<uint32_t>(bank_cycles, 1);
   uint64_t done = cu.lds_free_at + as_int(param::kLdsLatency);
@@ -200,6 +221,7 @@ class Simulation {
       case Kind::vmem_load:
       case Kind::vmem_store:
         w.vm.push_back(vmem_completion(w, cu_, now, e.cost));
+        if (t.lds_dma_bytes) cu_.dma_writes.push({w.vm.back(), lds_clocks(t.lds_dma_bytes)});
         if (t.kind == Kind::vmem_store) result_.stored_bytes += uint64_t(e.cost) * as_int(param::kCacheLineBytes);
         break;
       case Kind::lds: w.lds.push_back(lds_completion(w, cu_, now, e.cost)); break;

@@ -1,6 +1,7 @@
 #include "runtime/model/instruction_class.hpp"
 
 #include <string_view>
+#include <utility>
 
 #include "runtime/emulator/handler_registry.hpp"
 
@@ -49,6 +50,15 @@ Kind kind_of(const emu::Inst& in, std::string_view name) {
   return starts_with(name, "S_") ? Kind::salu : Kind::valu;
 }
 
+// Bytes per lane of a load named ..._{UBYTE,SBYTE,USHORT,SSHORT,DWORD,DWORDX2,X3,X4}...
+uint16_t lane_bytes(std::string_view name) {
+  constexpr std::pair<std::string_view, uint16_t> kSizes[] = {{"DWORDX4", 16}, {"DWORDX3", 12}, {"DWORDX2", 8},
+                                                              {"DWORD", 4},    {"SHORT", 2},    {"BYTE", 1}};
+  for (auto [size, bytes] : kSizes)
+    if (name.find(size) != std::string_view::npos) return bytes;
+  return 4;
+}
+
 }  // namespace
 
 std::vector<InstTiming> classify(const emu::Program& program) {
@@ -74,6 +84,9 @@ std::vector<InstTiming> classify(const emu::Program& program) {
           t.acc_first = in.src[2].index;
           t.acc_count = in.src[2].dwords;
         }
+        break;
+      case Kind::vmem_load:
+        if (program.hazard[i].lds_dma) t.lds_dma_bytes = uint16_t(64 * lane_bytes(program.names[i]));
         break;
       default: break;
     }

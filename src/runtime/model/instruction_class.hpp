@@ -25,6 +25,7 @@ struct InstTiming {
   uint32_t priority = 0;               // s_setprio
   uint16_t dst_first = 0, dst_count = 0;  // MFMA result registers (unified file)
   uint16_t acc_first = 0, acc_count = 0;  // MFMA srcC
+  uint16_t lds_dma_bytes = 0;             // LDS-DMA load: bytes it writes into LDS (64 lanes)
 };
 
 std::vector<InstTiming> classify(const emu::Program& program);
