@@ -1,12 +1,20 @@
-// The timing model's table: every shipped schedule at 4096^3 and 8192^3 on the
-// model device (only the modeled workgroups run): modeled TFLOP/s, MFMA
-// utilisation, the largest stall share, how long modeling took, and beside them
-// llvm-mca-22's single-wave view of the same steady-state loop body.
+// The timing model's table (docs/model.md): every shipped schedule at 4096^3
+// and 8192^3 on the model device (only the modeled workgroups run), bf16 C, with
+// llvm-mca-22's single-wave view of the same steady-state loop body beside it;
+// then, given their directories, HipKittens' and AITER's gfx950 bf16 GEMM code
+// objects through the same model next to their published MI355X figures:
+//
+//   bench_model [--hipkittens DIR] [--aiter DIR] [--sizes 4096,8192]
+//
+// DIR as in bench_foreign (docs/emulator.md "Foreign kernels"; HipKittens built
+// at M = N = K = each size).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,30 +23,40 @@
 #include "cdna4/gemm.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "foreign_kernels.hpp"
 #include "llvm_mca.hpp"
 #include "runtime/model/parameters.hpp"
 
 namespace {
 
-std::pair<const char*, double> top_stall(const cdna4::ModelStallShares& s) {
-  const std::pair<const char*, double> shares[] = {{"vmcnt", s.vmcnt},         {"lgkmcnt", s.lgkmcnt},
-                                                   {"barrier", s.barrier},     {"mfma_dependency", s.mfma_dependency},
-                                                   {"mfma_busy", s.mfma_busy}, {"issue", s.issue},
-                                                   {"other", s.other}};
-  return *std::max_element(std::begin(shares), std::end(shares),
-                           [](auto& a, auto& b) { return a.second < b.second; });
-}
-
 constexpr int kMcaIterations = 100;
+
+struct Row {
+  std::string name;
+  std::optional<cdna4::Schedule> schedule;          // ours: llvm-mca runs on its loop
+  std::optional<foreign::Published> published;      // calibration kernels
+  std::function<cdna4::LaunchStats(cdna4::Device&, int64_t)> run;
+};
+
+std::string largest_stalls(const cdna4::ModelStallShares& s) {
+  std::vector<std::pair<double, const char*>> shares{{s.vmcnt, "vmcnt"},         {s.lgkmcnt, "lgkmcnt"},
+                                                     {s.barrier, "barrier"},     {s.mfma_dependency, "mfma_dep"},
+                                                     {s.mfma_busy, "mfma_busy"}, {s.issue, "issue"},
+                                                     {s.other, "other"}};
+  std::sort(shares.rbegin(), shares.rend());
+  return fmt::format("{} {:.0f}, {} {:.0f}", shares[0].second, 100 * shares[0].first, shares[1].second,
+                     100 * shares[1].first);
+}
 
 // The two llvm-mca cells of a row: cycles per trip of one wave's loop, and the
 // TFLOP/s if every SIMD of the device ran one such wave at that rate.
-std::string llvm_mca_cells(const std::optional<std::string>& mca, const cdna4::Schedule& schedule, int64_t size) {
+std::string llvm_mca_cells(const std::optional<std::string>& mca, const Row& row, int64_t size) {
+  if (!row.schedule) return "- | -";
   if (!mca) return "llvm-mca-22 not found | llvm-mca-22 not found";
   cdna4::CompileOptions options;
   options.keep_assembly = true;
   const cdna4::GemmKernel kernel =
-      cdna4::compile(schedule, cdna4::parse_shape(fmt::format("{0}x{0}x{0}", size)), options);
+      cdna4::compile(*row.schedule, cdna4::parse_shape(fmt::format("{0}x{0}x{0}", size)), options);
   const std::optional<bench::LoopBody> loop = bench::steady_loop_body(kernel.assembly);
   if (!loop) return "no loop | -";
   const bench::McaResult r = bench::run_llvm_mca(*mca, loop->text, kMcaIterations);
@@ -49,14 +67,90 @@ std::string llvm_mca_cells(const std::optional<std::string>& mca, const cdna4::S
   return fmt::format("{:.1f} | {:.0f}", r.cycles_per_iteration, loop->flops * simds / seconds_per_trip / 1e12);
 }
 
+cdna4::Buffer zeros(cdna4::Device& dev, size_t bytes) {  // the model does not read data
+  cdna4::Buffer b = dev.alloc(bytes);
+  b.fill_zero();
+  return b;
+}
+
+// The foreign kernels break the M0-before-LDS-DMA wait-state rule
+// (docs/emulator.md "Foreign kernels"): reported, not fatal.
+cdna4::LaunchOptions reporting() {
+  cdna4::LaunchOptions opt;
+  opt.on_race = cdna4::OnRace::Report;
+  return opt;
+}
+
+Row schedule_row(const std::string& path) {
+  const cdna4::Schedule s = cdna4::load_schedule(path);
+  return {s.name, s, std::nullopt, [s](cdna4::Device& dev, int64_t size) {
+            cdna4::GemmShape shape{size, size, size};
+            shape.out = cdna4::OutType::bf16;
+            const cdna4::GemmKernel k = cdna4::compile(s, shape);
+            const size_t bytes = size_t(size * size * 2);
+            return dev.launch(k.kernel, k.grid, k.block, {zeros(dev, bytes), zeros(dev, bytes), zeros(dev, bytes)});
+          }};
+}
+
+Row hipkittens_row(const std::string& dir, const std::string& variant) {
+  return {"HipKittens 256x256x64 " + variant, std::nullopt, foreign::kPublished[0],
+          [dir, variant](cdna4::Device& dev, int64_t size) {
+            const cdna4::Kernel kernel = cdna4::Kernel::from_file(foreign::hipkittens_file(dir, variant, size));
+            const size_t bytes = size_t(size * size * 2);
+            return foreign::launch_hipkittens(dev, kernel, size, zeros(dev, bytes), zeros(dev, bytes),
+                                              zeros(dev, bytes), reporting());
+          }};
+}
+
+Row aiter_row(const std::string& dir, const foreign::AiterKernel& ak) {
+  return {std::string("AITER ") + ak.stem, std::nullopt, foreign::kPublished[1],
+          [dir, ak](cdna4::Device& dev, int64_t size) {
+            const cdna4::Kernel kernel = cdna4::Kernel::from_file(dir + "/" + ak.stem + ".co");
+            const size_t bytes = size_t(size * size * 2);
+            return foreign::launch_aiter(dev, kernel, ak, size, size, size, zeros(dev, bytes), zeros(dev, bytes),
+                                         zeros(dev, bytes), zeros(dev, 16 * 64 * 4), true, reporting());
+          }};
+}
+
+std::string published_cells(const Row& row, int64_t size, double tflops) {
+  if (!row.published) return "- | -";
+  const double pub = size == 4096 ? row.published->at_4096 : size == 8192 ? row.published->at_8192 : 0;
+  if (pub == 0) return "- | -";
+  return fmt::format("{:.0f} | {:+.1f}%", pub, 100 * (tflops - pub) / pub);
+}
+
 }  // namespace
 
-int main() {
-  std::vector<std::string> schedules;
+int main(int argc, char** argv) {
+  std::string hk_dir, aiter_dir;
+  std::vector<int64_t> sizes{4096, 8192};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--hipkittens" || arg == "--aiter") && i + 1 < argc) {
+      (arg == "--hipkittens" ? hk_dir : aiter_dir) = argv[++i];
+    } else if (arg == "--sizes" && i + 1 < argc) {
+      sizes.clear();
+      for (char* p = argv[++i]; *p;) {
+        sizes.push_back(std::strtoll(p, &p, 10));
+        if (*p == ',') ++p;
+      }
+    } else {
+      fmt::print(stderr, "usage: bench_model [--hipkittens DIR] [--aiter DIR] [--sizes 4096,8192]\n");
+      return 2;
+    }
+  }
+  std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(CDNA4_SOURCE_DIR) + "/schedules"))
     if (entry.path().extension() == ".json" && entry.path().filename() != "schedule.schema.json")
-      schedules.push_back(entry.path().string());
-  std::sort(schedules.begin(), schedules.end());
+      paths.push_back(entry.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<Row> rows;
+  for (const std::string& path : paths) rows.push_back(schedule_row(path));
+  if (!hk_dir.empty())
+    for (const char* variant : {"16x32", "32x16"}) rows.push_back(hipkittens_row(hk_dir, variant));
+  if (!aiter_dir.empty())
+    for (const foreign::AiterKernel& ak : foreign::kAiterKernels)
+      if (ak.tile_n == 256) rows.push_back(aiter_row(aiter_dir, ak));
 
   cdna4::EmulatorConfig config;
   config.model_only = true;
@@ -64,24 +158,27 @@ int main() {
   config.threads = 1;
   cdna4::Device device = cdna4::Device::model(config);
   const std::optional<std::string> mca = bench::find_llvm_mca();
-  fmt::print("modeled MI355X bf16 GEMM (fp32 C), docs/model.md; model-only runs on 1 host thread\n");
+  fmt::print("modeled MI355X bf16 GEMM, bf16 C (docs/model.md); model-only runs on 1 host thread\n");
   fmt::print("llvm-mca: {} on the steady-state loop body, {} iterations (docs/model.md \"llvm-mca column\")\n\n",
              mca.value_or("llvm-mca-22 not found"), kMcaIterations);
-  fmt::print("| schedule | shape | modeled TFLOP/s | modeled time | MFMA util. | top stall | modeling s "
-             "| llvm-mca cycles/iter (1 wave) | llvm-mca-implied TFLOP/s |\n");
-  fmt::print("|---|---|---|---|---|---|---|---|---|\n");
-  for (int64_t size : {4096, 8192}) {
-    std::vector<uint16_t> a(size_t(size * size)), b(size_t(size * size));  // zeros: the model does not read data
-    for (const std::string& path : schedules) {
-      const cdna4::Schedule schedule = cdna4::load_schedule(path);
+  fmt::print("| kernel | shape | modeled TFLOP/s | published TFLOP/s | error | MFMA util. | top stalls (% of wave "
+             "time) | L2 hits | bound | modeling s | llvm-mca cycles/iter (1 wave) | llvm-mca-implied TFLOP/s |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int64_t size : sizes)
+    for (const Row& row : rows) {
       const auto t0 = std::chrono::steady_clock::now();
-      const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, size, size, size, a, b, cdna4::OutType::f32);
+      std::string cells;
+      try {
+        const cdna4::ModelReport m = *row.run(device, size).model;
+        const double tflops = 2.0 * double(size) * size * size / m.seconds / 1e12;
+        cells = fmt::format("{:.0f} | {} | {:.1f}% | {} | {:.0f}% | {}", tflops, published_cells(row, size, tflops),
+                            100 * m.mfma_utilization, largest_stalls(m.stalls), 100 * m.l2_hit_rate, m.bound);
+      } catch (const std::exception& e) {
+        const std::string what = e.what();
+        cells = fmt::format("error: {} | | | | | | |", what.substr(0, what.find('\n')));
+      }
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const cdna4::ModelReport& m = *run.launch.model;
-      const auto [stall, share] = top_stall(m.stalls);
-      fmt::print("| {} | {}^3 | {:.0f} | {:.1f} us | {:.1f}% | {} {:.1f}% | {:.2f} | {} |\n", schedule.name, size,
-                 2.0 * double(size) * size * size / m.seconds / 1e12, m.seconds * 1e6, 100 * m.mfma_utilization,
-                 stall, 100 * share, wall, llvm_mca_cells(mca, schedule, size));
+      fmt::print("| {} | {}^3 | {} | {:.2f} | {} |\n", row.name, size, cells, wall, llvm_mca_cells(mca, row, size));
+      std::fflush(stdout);
     }
-  }
 }
