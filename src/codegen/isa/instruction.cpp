@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/mfma_table.hpp"
+
 namespace cdna4::codegen::isa {
 
 namespace {
@@ -80,9 +82,8 @@ bool is_lds_dma(const Instruction& i) {
 }
 
 int mfma_passes(const Instruction& i) {
-  if (i.mnemonic == "v_mfma_f32_16x16x32_bf16") return 4;
-  if (i.mnemonic == "v_mfma_f32_32x32x16_bf16") return 8;
-  return 0;
+  const gfx950::MfmaInfo* kind = gfx950::find_mfma(i.mnemonic);
+  return kind ? kind->passes : 0;
 }
 
 int wait_states(const Instruction& i) {

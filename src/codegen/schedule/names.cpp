@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "codegen/schedule/schedule_internal.hpp"
+#include "common/mfma_table.hpp"
+
 namespace cdna4 {
 
 ScheduleError::ScheduleError(std::string file, std::string json_path, const std::string& message)
@@ -10,11 +13,20 @@ ScheduleError::ScheduleError(std::string file, std::string json_path, const std:
       file_(std::move(file)),
       json_path_(std::move(json_path)) {}
 
+const std::vector<std::pair<std::string, MfmaKind>>& detail::mfma_kinds() {
+  static const std::vector<std::pair<std::string, MfmaKind>> kinds = {
+      {"v_mfma_f32_16x16x32_bf16", MfmaKind::f32_16x16x32_bf16},
+      {"v_mfma_f32_32x32x16_bf16", MfmaKind::f32_32x32x16_bf16},
+  };
+  return kinds;
+}
+
 MfmaShape mfma_shape(MfmaKind kind) {
-  switch (kind) {
-    case MfmaKind::f32_16x16x32_bf16: return {16, 16, 32, "v_mfma_f32_16x16x32_bf16"};
-    case MfmaKind::f32_32x32x16_bf16: return {32, 32, 16, "v_mfma_f32_32x32x16_bf16"};
-  }
+  for (const auto& [name, k] : detail::mfma_kinds())
+    if (k == kind) {
+      const gfx950::MfmaInfo& row = *gfx950::find_mfma(name);
+      return {row.m, row.n, row.k, row.mnemonic.data()};
+    }
   throw Error("unknown MFMA kind");
 }
 

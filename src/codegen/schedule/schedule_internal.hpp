@@ -2,9 +2,14 @@
 // Pieces shared by the verifier and the planner; not part of the public API.
 #include <cdna4/schedule.hpp>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace cdna4::detail {
+
+// The MFMA kinds a schedule may name (their facts: common/mfma_table.hpp).
+const std::vector<std::pair<std::string, MfmaKind>>& mfma_kinds();
 
 // Op indices in emission order (ascending `order`; ties keep array order).
 std::vector<int> emission_order(const Schedule& s);

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <utility>
 
+#include "codegen/schedule/schedule_internal.hpp"
 #include "json_limits.hpp"
 
 namespace cdna4 {
@@ -21,7 +22,7 @@ namespace {
 using json = nlohmann::json;
 
 template <typename T>
-using Choices = std::initializer_list<std::pair<const char*, T>>;
+using Choices = std::vector<std::pair<std::string, T>>;
 
 class Reader {
  public:
@@ -241,9 +242,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
     s.wave_grid_m = 2;
     s.wave_grid_n = s.waves / 2;
   }
-  s.mfma = r.choice<MfmaKind>(r.need(root, "", "mfma", "an MFMA instruction"), "mfma",
-                              {{"v_mfma_f32_16x16x32_bf16", MfmaKind::f32_16x16x32_bf16},
-                               {"v_mfma_f32_32x32x16_bf16", MfmaKind::f32_32x32x16_bf16}});
+  s.mfma = r.choice<MfmaKind>(r.need(root, "", "mfma", "an MFMA instruction"), "mfma", detail::mfma_kinds());
   if (const json* v = r.find(root, "pingpong_groups")) {
     s.pingpong_groups = r.integer(*v, "pingpong_groups", 1, 2);
   }

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "runtime/emulator/handler_registry.hpp"
-#include "runtime/emulator/mfma_kinds.hpp"
+#include "common/mfma_table.hpp"
 #include "runtime/emulator/race_location.hpp"
 #include "runtime/emulator/workgroup.hpp"
 
@@ -23,7 +23,7 @@ HazardTraits traits_of(const Inst& in, std::string_view name) {
   HazardTraits t;
   if (starts_with(name, "V_MFMA")) {
     t.kind = HazardTraits::mfma;
-    if (const MfmaKind* kind = find_mfma_kind(base_opcode_name(name))) t.passes = kind->passes;
+    if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(base_opcode_name(name))) t.passes = kind->passes;
   } else if (starts_with(name, "V_")) {
     t.kind = HazardTraits::valu;
     t.readlane = starts_with(name, "V_READFIRSTLANE") || starts_with(name, "V_READLANE");

@@ -1,16 +1,19 @@
-// MFMA: one handler per row of kMfmaKinds (mfma_kinds.hpp), specialised at
+// MFMA: one handler per row of gfx950::kMfmaKinds (common/mfma_table.hpp), specialised at
 // compile time. Floating-point kinds follow the fp32-fma-chain-k-order policy
 // (mfma_arithmetic.hpp); i8 kinds accumulate exactly in int32 with wrap-around.
 #include <cmath>
 #include <utility>
 
+#include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
-#include "runtime/emulator/mfma_kinds.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
 namespace cdna4::emu {
 namespace {
+
+using gfx950::Element;
+using gfx950::kMfmaKinds;
 
 float bf16_to_float(uint32_t v) { return as_float(v << 16); }
 
@@ -21,14 +24,14 @@ float f16_to_float(uint32_t v) {
   return as_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-template <MfmaElement E> auto element_value(uint32_t bits) {
-  if constexpr (E == MfmaElement::bf16) return bf16_to_float(bits);
-  else if constexpr (E == MfmaElement::f16) return f16_to_float(bits);
+template <Element E> auto element_value(uint32_t bits) {
+  if constexpr (E == Element::bf16) return bf16_to_float(bits);
+  else if constexpr (E == Element::f16) return f16_to_float(bits);
   else return int32_t(int8_t(bits));
 }
 
 template <size_t I> void mfma(Wave& w, const Inst& in) {
-  constexpr MfmaKind kind = kMfmaKinds[I];
+  constexpr gfx950::MfmaInfo kind = kMfmaKinds[I];
   constexpr int M = kind.m, N = kind.n, K = kind.k;
   constexpr int kPerLane = K / (kLanes / M);
   constexpr int kPerReg = kPerLane / kind.ab_regs;
@@ -57,7 +60,7 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
     for (int l = 0; l < kLanes; ++l)
       acc[row_of(l, r) * N + l % N] =
           std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
-  if constexpr (kind.element == MfmaElement::i8) {
+  if constexpr (kind.element == Element::i8) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         uint32_t sum = uint32_t(acc[i * N + j]);
@@ -75,7 +78,7 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
 }
 
 template <size_t... I> void register_kinds(HandlerRegistry& r, std::index_sequence<I...>) {
-  (r.add(kMfmaKinds[I].name, {mfma<I>, OperandForm::Matrix, 0, uint32_t(I)}), ...);
+  (r.add(kMfmaKinds[I].opcode, {mfma<I>, OperandForm::Matrix, 0, uint32_t(I)}), ...);
 }
 
 }  // namespace

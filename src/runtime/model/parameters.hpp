@@ -43,7 +43,7 @@ inline constexpr Parameter kTakenBranchPenalty{"taken_branch_penalty", 8, "clock
 // Pipes
 inline constexpr Parameter kClocksPerMfmaPass{"clocks_per_mfma_pass", 4, "clocks",
                                               "LLVM SISchedule.td (gfx940+ XDL write latency = 4 x passes); "
-                                              "passes per kind in emulator/mfma_kinds.hpp"};
+                                              "passes per kind in common/mfma_table.hpp"};
 inline constexpr Parameter kMfmaResultExtra{"mfma_result_extra", 2, "clocks",
                                             "LLVM GCNHazardRecognizer (XDL N-pass result read by A/B or VALU: "
                                             "about N + 2 wait states); rounded, assumed"};

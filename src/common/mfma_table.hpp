@@ -1,0 +1,92 @@
+#pragma once
+// gfx950's MFMA kinds and the element types they take: the one table the code
+// generator, the emulator and the timing model read (header-only, below all of
+// them). Lane layouts follow from a row (docs/emulator.md):
+//   A: lane l, element e of the lane's A registers holds A[l % M][kpl*(l / M) + e]
+//   B: likewise B[kpl*(l / N) + e][l % N]     (kpl = K / (64 / M) elements per lane)
+//   C/D: lane l, register r holds D[4*(64/N)*(r/4) + 4*(l/N) + r%4][l % N]
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace cdna4::gfx950 {
+
+enum class Element : uint8_t { bf16, f16, fp8, bf8, fp6, bf6, fp4, i8 };
+
+struct ElementInfo {
+  Element element;
+  std::string_view name;  // as the schedule format spells it
+  uint8_t bits;
+  uint8_t exponent_bits, mantissa_bits;
+  int8_t f8f6f4_format;  // cbsz / blgp value of the f8f6f4 MFMAs, -1 if they do not take it
+};
+
+// OCP formats as gfx950 implements them (fp8 = E4M3, bf8 = E5M2, fp6 = E2M3,
+// bf6 = E3M2, fp4 = E2M1); cbsz/blgp codes from the CDNA 4 ISA guide.
+inline constexpr ElementInfo kElements[] = {
+    {Element::bf16, "bf16", 16, 8, 7, -1}, {Element::f16, "f16", 16, 5, 10, -1}, {Element::fp8, "fp8", 8, 4, 3, 0},
+    {Element::bf8, "bf8", 8, 5, 2, 1},     {Element::fp6, "fp6", 6, 2, 3, 2},    {Element::bf6, "bf6", 6, 3, 2, 3},
+    {Element::fp4, "fp4", 4, 2, 1, 4},     {Element::i8, "i8", 8, 0, 7, -1},
+};
+
+constexpr const ElementInfo& element_info(Element e) { return kElements[static_cast<int>(e)]; }
+
+constexpr std::optional<Element> element_named(std::string_view name) {
+  for (const ElementInfo& e : kElements)
+    if (e.name == name) return e.element;
+  return std::nullopt;
+}
+
+constexpr std::optional<Element> f8f6f4_element(int format) {
+  for (const ElementInfo& e : kElements)
+    if (e.f8f6f4_format == format && format >= 0) return e.element;
+  return std::nullopt;
+}
+
+struct MfmaInfo {
+  std::string_view mnemonic;  // as LLVM prints it (the assembler also reads older spellings)
+  std::string_view opcode;    // LLVM's base opcode name, as the disassembler names it
+  uint8_t m, n, k;
+  uint8_t ab_regs;   // dwords per lane in A and in B (f8f6f4: with fp8 / bf8 operands)
+  Element element;   // of A and B (f8f6f4: the default, fp8; cbsz / blgp choose)
+  uint8_t passes;    // 4 clocks each (f8f6f4: with an fp8 / bf8 operand)
+  bool f8f6f4 = false;
+  bool scaled = false;  // two extra VGPR operands of E8M0 scales (op_sel picks the byte)
+};
+
+// Passes: LLVM's SISchedule for gfx940+ (XDL write latency = 4 x passes),
+// confirmed by the s_nop counts clang-22 emits before reading each kind's result.
+inline constexpr MfmaInfo kMfmaKinds[] = {
+    {"v_mfma_f32_16x16x32_bf16", "V_MFMA_F32_16X16X32_BF16", 16, 16, 32, 4, Element::bf16, 4},
+    {"v_mfma_f32_32x32x16_bf16", "V_MFMA_F32_32X32X16_BF16", 32, 32, 16, 4, Element::bf16, 8},
+    {"v_mfma_f32_16x16x16_bf16", "V_MFMA_F32_16X16X16BF16_1K", 16, 16, 16, 2, Element::bf16, 4},
+    {"v_mfma_f32_32x32x8_bf16", "V_MFMA_F32_32X32X8BF16_1K", 32, 32, 8, 2, Element::bf16, 8},
+    {"v_mfma_f32_16x16x16_f16", "V_MFMA_F32_16X16X16F16", 16, 16, 16, 2, Element::f16, 4},
+    {"v_mfma_f32_32x32x8_f16", "V_MFMA_F32_32X32X8F16", 32, 32, 8, 2, Element::f16, 8},
+    {"v_mfma_f32_16x16x32_f16", "V_MFMA_F32_16X16X32_F16", 16, 16, 32, 4, Element::f16, 4},
+    {"v_mfma_f32_32x32x16_f16", "V_MFMA_F32_32X32X16_F16", 32, 32, 16, 4, Element::f16, 8},
+    {"v_mfma_i32_16x16x32_i8", "V_MFMA_I32_16X16X32I8", 16, 16, 32, 2, Element::i8, 4},
+    {"v_mfma_i32_32x32x16_i8", "V_MFMA_I32_32X32X16I8", 32, 32, 16, 2, Element::i8, 8},
+    {"v_mfma_i32_16x16x64_i8", "V_MFMA_I32_16X16X64_I8", 16, 16, 64, 4, Element::i8, 4},
+    {"v_mfma_i32_32x32x32_i8", "V_MFMA_I32_32X32X32_I8", 32, 32, 32, 4, Element::i8, 8},
+};
+
+constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+constexpr bool same_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+// By mnemonic or LLVM base opcode name, in any case.
+constexpr const MfmaInfo* find_mfma(std::string_view name) {
+  for (const MfmaInfo& kind : kMfmaKinds)
+    if (same_ignoring_case(kind.mnemonic, name) || kind.opcode == name) return &kind;
+  return nullptr;
+}
+
+constexpr int bits_of(Element e) { return element_info(e).bits; }
+
+}  // namespace cdna4::gfx950
