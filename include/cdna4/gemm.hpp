@@ -13,7 +13,9 @@
 
 namespace cdna4 {
 
-enum class OutType { f32, bf16 };
+enum class OutType { f32, bf16, f16 };
+const char* to_string(OutType out);
+int element_bytes(OutType out);
 
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;

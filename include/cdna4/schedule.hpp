@@ -26,9 +26,16 @@ class ScheduleError : public Error {
 };
 
 enum class Operand { a, b };
-enum class DataType { bf16, f32 };
+// Element types: f32 (accumulator, C), bf16 and f16, and the OCP 8/6/4-bit
+// formats as gfx950 implements them: fp8 E4M3, bf8 E5M2, fp6 E2M3, bf6 E3M2, fp4 E2M1.
+enum class DataType { bf16, f32, f16, fp8, bf8, fp6, bf6, fp4 };
+const char* to_string(DataType type);
+int element_bits(DataType type);
 enum class Layout { nn, nt };  // nn: A row-major MxK, B row-major KxN; nt: B is NxK
-enum class MfmaKind { f32_16x16x32_bf16, f32_32x32x16_bf16 };
+enum class MfmaKind {
+  f32_16x16x32_bf16, f32_32x32x16_bf16, f32_16x16x32_f16, f32_32x32x16_f16,
+  f32_16x16x128_f8f6f4, f32_32x32x64_f8f6f4  // A and B in any of fp8, bf8, fp6, bf6, fp4 (cbsz / blgp)
+};
 enum class OpKind { g2s, s2r, mfma, barrier, setprio, wait };
 
 struct MfmaShape {
@@ -81,6 +88,8 @@ const char* to_string(Operand operand);
 // ---- Geometry (see schedules/README.md, "Geometry") ------------------------
 int depth(const Schedule& s);             // max(stage) + 1 (or num_stages)
 int kpacks(const Schedule& s);            // tile_k / mfma k
+int fragment_bytes(const Schedule& s, Operand operand);  // one MFMA's operand, per lane
+int fragment_chunks(const Schedule& s, Operand operand); // ... in 16-byte pieces: 1 KiB of LDS per 64 lanes
 int part_bytes(const Schedule& s);        // waves * 1024: one buffer_load_dwordx4 lds per wave
 int g2s_parts(const Schedule& s, Operand operand);
 int operand_tile_bytes(const Schedule& s, Operand operand);
@@ -93,7 +102,7 @@ struct WaveCoord { int wm, wn, group; };
 WaveCoord wave_coord(const Schedule& s, int wave);  // wave = wm * wave_grid_n + wn
 RowRange s2r_rows(const Schedule& s, const ScheduleOp& s2r, int wave);
 std::vector<int> parts_read(const Schedule& s, const ScheduleOp& s2r, int wave);
-int ds_reads(const Schedule& s, const ScheduleOp& s2r);  // ds_read_b128 per lane
+int ds_reads(const Schedule& s, const ScheduleOp& s2r);  // ds_read_b128 per lane (every chunk of every fragment)
 int mfma_count(const Schedule& s, const ScheduleOp& mfma);
 int s2r_register_versions(const Schedule& s, int s2r_index);
 int accumulator_registers(const Schedule& s);  // AGPRs per lane

@@ -89,4 +89,9 @@ constexpr const MfmaInfo* find_mfma(std::string_view name) {
 
 constexpr int bits_of(Element e) { return element_info(e).bits; }
 
+// Whether `kind` takes operands of type `e` (f8f6f4 kinds: any format with a cbsz / blgp code).
+constexpr bool takes(const MfmaInfo& kind, Element e) {
+  return kind.f8f6f4 ? element_info(e).f8f6f4_format >= 0 : kind.element == e;
+}
+
 }  // namespace cdna4::gfx950

@@ -70,9 +70,11 @@ Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
 
 }  // namespace
 
-std::string GemmShape::to_string() const {
-  return fmt::format("{}x{}x{} {}", m, n, k, out == OutType::f32 ? "f32" : "bf16");
-}
+const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out == OutType::bf16 ? "bf16" : "f16"; }
+
+int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
+
+std::string GemmShape::to_string() const { return fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out)); }
 
 GemmShape parse_shape(const std::string& text) {
   const auto malformed = [&] { return Error(fmt::format("shape '{}': expected MxNxK, e.g. 1024x1024x1024", text)); };

@@ -20,21 +20,27 @@ void buffer_descriptor(Code& c, Reg desc, Reg ptr, int64_t bytes) {
 }
 
 // Bytes from the matrix start to one past its last element.
-int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int elem) { return ((rows - 1) * ld + cols) * elem; }
+int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int bits) { return ((rows - 1) * ld + cols) * bits / 8; }
 
 // Lane l of wave w in a G2S part loads 16 bytes of the part's chunk w: chunk
-// (row block w / kpacks, kpack w % kpacks), row l % mfma_rows, k 8 * (l / mfma_rows).
+// (row block w / (kpacks * chunks), kpack (w / chunks) % kpacks, piece w % chunks),
+// row l % mfma_rows, k lane_elements * (l / mfma_rows) + chunk_elements * piece.
 void g2s_lane_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
-  const Reg row_base = r.tmp.sub(0), kcol_base = r.tmp.sub(1), ld = r.tmp.sub(2);
+  const GemmGeometry& g = ctx.geo;
+  const Reg row_base = r.tmp.sub(0), kcol_base = r.tmp.sub(1), ld = r.tmp.sub(2), piece = r.tmp.sub(3);
   const Reg row = r.addr_tmp.sub(0), kcol = r.addr_tmp.sub(1);
-  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(ctx.geo.kpacks)));
+  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(g.kpacks * g.chunks)));
   c.s_mul_i32(row_base, row_base, imm(ctx.mfma_rows(op)));
   c.s_add_u32(row_base, row_base, op == Operand::a ? r.tile_m0 : r.tile_n0);
-  c.s_and_b32(kcol_base, r.wave, imm(ctx.geo.kpacks - 1));
-  c.s_mul_i32(kcol_base, kcol_base, imm(ctx.geo.mfma_k));
-  c.v_lshlrev_b32(kcol, imm(3), r.lane_kgroup);
+  c.s_lshr_b32(kcol_base, r.wave, imm(log2_exact(g.chunks)));
+  c.s_and_b32(kcol_base, kcol_base, imm(g.kpacks - 1));
+  c.s_mul_i32(kcol_base, kcol_base, imm(g.mfma_k));
+  c.s_and_b32(piece, r.wave, imm(g.chunks - 1));
+  c.s_mul_i32(piece, piece, imm(g.chunk_elements));
+  c.s_add_u32(kcol_base, kcol_base, piece);
+  c.v_lshlrev_b32(kcol, imm(log2_exact(g.lane_elements)), r.lane_kgroup);
   c.v_add_u32(kcol, kcol_base, kcol);
   c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
   const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
@@ -43,7 +49,9 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
     c.v_add_u32(row, row_base, r.lane_row);
     if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
     c.v_mul_lo_u32(addr, row, ld);
-    c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
+    if (g.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
+    if (g.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
+    if (g.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
     c.v_add_u32(addr, addr, masked_kcol);
     if (ctx.needs_mask(op)) {
       c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
@@ -59,7 +67,8 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
   const RegisterPlan& r = ctx.regs;
   const Schedule& s = ctx.schedule;
   const Reg wave_offset = r.tmp.sub(0), lane_offset = r.addr_tmp.sub(0);
-  c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.geo.kpacks * 1024));
+  c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
+              imm(ctx.blocks(op) * ctx.geo.kpacks * ctx.geo.chunks * 1024));
   c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
   c.v_add_u32(lane_offset, wave_offset, lane_offset);
   for (int slot = 0; slot < s.lds_buffers; ++slot)
@@ -91,9 +100,9 @@ void emit_entry(GemmContext& ctx) {
   c.v_mov_b32(r.out_of_range, imm(kOutOfRange));
   c.v_mov_b32(r.no_column, imm(kNoColumn));
   c.s_waitcnt(-1, 0);
-  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, 2));
-  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, 2));
-  buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, sh.out == OutType::f32 ? 4 : 2));
+  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.element_bits));
+  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.element_bits));
+  buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
   c.comment("entry: lane addresses");
   for (Operand op : {Operand::a, Operand::b}) {
     g2s_lane_addresses(ctx, op);

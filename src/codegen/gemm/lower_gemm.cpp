@@ -24,8 +24,10 @@ void check_supported(const Schedule& s) {
   if (s.layout != Layout::nt)
     fail("layout \"nn\" (B as K x N) is not lowered yet: the kernel reads B as N x K (\"nt\"); "
          "run_gemm and cdna4-gemm transpose a K x N B on the host");
-  if (s.type_a != DataType::bf16 || s.type_b != DataType::bf16 || s.type_acc != DataType::f32)
-    fail("only bf16 inputs with fp32 accumulation are lowered");
+  if (element_bits(s.type_a) != element_bits(s.type_b))
+    fail(fmt::format("A ({}) and B ({}) of different widths are not lowered yet", to_string(s.type_a),
+                     to_string(s.type_b)));
+  if (s.type_acc != DataType::f32) fail("only fp32 accumulation is lowered");
   if (!power_of_two(s.wave_grid_n) || !power_of_two(kpacks(s)))
     fail(fmt::format("wave_grid.n ({}) and tile.k / mfma k ({}) must be powers of two", s.wave_grid_n, kpacks(s)));
   if (s.pingpong_groups > 2) fail("at most 2 ping-pong groups");
@@ -33,21 +35,23 @@ void check_supported(const Schedule& s) {
 
 }  // namespace
 
-void validate_shape(const GemmShape& sh) {
+void validate_shape(const GemmShape& sh, int element_bits) {
   auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
+  const int granule = 128 / element_bits;  // elements in 16 bytes
   if (sh.m < 1 || sh.n < 1 || sh.k < 1) fail("M, N and K must be at least 1");
-  if (sh.k % 8 != 0)
-    fail(fmt::format("K must be a multiple of 8 (each lane loads 8 consecutive k); pad A and B with zero columns "
-                     "to K={} (run_gemm does this)", checked::ceil_div<int64_t>(sh.k, 8) * 8));
+  if (sh.k % granule != 0)
+    fail(fmt::format("K must be a multiple of {0} (each lane loads {0} consecutive k, 16 bytes); pad A and B with "
+                     "zero columns to K={1} (run_gemm does this)", granule, checked::ceil_div<int64_t>(sh.k, granule) * granule));
   if (sh.a_ld() < sh.k || sh.b_ld() < sh.k || sh.c_ld() < sh.n) fail("a leading dimension is smaller than its row");
-  if (sh.a_ld() % 8 != 0 || sh.b_ld() % 8 != 0)
-    fail("lda and ldb must be multiples of 8 elements (rows start on 16 bytes)");
-  const int64_t c_elem = sh.out == OutType::f32 ? 4 : 2;
+  if (sh.a_ld() % granule != 0 || sh.b_ld() % granule != 0)
+    fail(fmt::format("lda and ldb must be multiples of {} elements (rows start on 16 bytes)", granule));
+  const int64_t c_elem = element_bytes(sh.out);
   // The buffer descriptors' num_records is 32 bits and lane offsets must stay
   // below the out-of-range marks: each operand, rows * leading dimension, < 1 GiB.
-  const auto below_limit = [](std::optional<int64_t> bytes) { return bytes && *bytes < kMaxOperandBytes; };
-  if (!below_limit(checked::mul<int64_t>(sh.m, sh.a_ld(), 2)) || !below_limit(checked::mul<int64_t>(sh.n, sh.b_ld(), 2)) ||
-      !below_limit(checked::mul<int64_t>(sh.m, sh.c_ld(), c_elem)))
+  const auto below_limit = [](std::optional<int64_t> bits) { return bits && *bits / 8 < kMaxOperandBytes; };
+  if (!below_limit(checked::mul<int64_t>(sh.m, sh.a_ld(), element_bits)) ||
+      !below_limit(checked::mul<int64_t>(sh.n, sh.b_ld(), element_bits)) ||
+      !below_limit(checked::mul<int64_t>(sh.m, sh.c_ld(), c_elem * 8)))
     fail("each of A, B and C must stay below 1 GiB (rows x leading dimension x element size)");
 }
 
@@ -56,8 +60,8 @@ std::string LoweredGemm::assembly() const {
 }
 
 LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::string& kernel_name) {
-  validate_shape(shape);
   check_supported(s);
+  validate_shape(shape, element_bits(s.type_a));
   GemmContext ctx(s, shape);
   emit_entry(ctx);
   for (int group = 0; group < s.pingpong_groups; ++group) {

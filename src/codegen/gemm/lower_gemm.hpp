@@ -19,6 +19,8 @@ struct LoweredGemm {
 LoweredGemm lower_gemm(const Schedule& planned, const GemmShape& shape, const std::string& kernel_name);
 
 // Throws cdna4::Error naming what is wrong with the shape.
-void validate_shape(const GemmShape& shape);
+// `element_bits`: of A and B. K and the leading dimensions of A and B must be
+// whole 16-byte pieces (each lane loads 16 bytes along K).
+void validate_shape(const GemmShape& shape, int element_bits);
 
 }  // namespace cdna4::codegen

@@ -58,7 +58,8 @@ void emit_iteration(GemmContext& ctx, const Iteration& it) {
     const Reg bytes = r.stage_k_bytes(op.stage), left = r.stage_k_left(op.stage);
     c.s_add_i32(bytes, r.k_base, imm(-op.stage * s.tile_k));
     c.s_sub_i32(left, imm(ctx.shape.k), bytes);
-    c.s_lshl_b32(bytes, bytes, imm(1));
+    if (ctx.geo.element_bits == 16) c.s_lshl_b32(bytes, bytes, imm(1));
+    if (ctx.geo.element_bits == 4) c.s_lshr_b32(bytes, bytes, imm(1));
   }
   for (const auto& inst : it.instances) {
     c.s_waitcnt(inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1));

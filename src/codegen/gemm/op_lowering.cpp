@@ -4,6 +4,8 @@
 
 #include "cdna4/error.hpp"
 #include "codegen/gemm/context.hpp"
+#include "codegen/schedule/schedule_internal.hpp"
+#include "common/mfma_table.hpp"
 
 namespace cdna4::codegen {
 
@@ -43,22 +45,36 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
   const Range blocks = half_range(ctx.blocks(op.operand), op.operand == Operand::a ? op.m_half : op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const Reg base = ctx.regs.lds_addr(op.operand, slot, ctx.schedule.lds_buffers);
+  const int chunks = ctx.geo.chunks;
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int j = blocks.begin; j < blocks.end; ++j)
-      ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j), base,
-                            (j * ctx.geo.kpacks + kp) * 1024);
+      for (int h = 0; h < chunks; ++h)
+        ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4), base,
+                              ((j * ctx.geo.kpacks + kp) * chunks + h) * 1024);
+}
+
+// f8f6f4 MFMAs: cbsz / blgp name A's and B's format (fp8, code 0, is the default).
+std::string mfma_formats(const Schedule& s) {
+  if (!gfx950::find_mfma(mfma_shape(s.mfma).mnemonic)->f8f6f4) return "";
+  const int a = gfx950::element_info(*detail::mfma_element(s.type_a)).f8f6f4_format;
+  const int b = gfx950::element_info(*detail::mfma_element(s.type_b)).f8f6f4_format;
+  std::string mods;
+  if (a) mods += fmt::format("cbsz:{}", a);
+  if (b) mods += fmt::format("{}blgp:{}", mods.empty() ? "" : " ", b);
+  return mods;
 }
 
 void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version) {
   const Range ms = half_range(ctx.geo.blocks_m, op.m_half), ns = half_range(ctx.geo.blocks_n, op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const char* mnemonic = mfma_shape(ctx.schedule.mfma).mnemonic;
+  const std::string formats = mfma_formats(ctx.schedule);
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int mb = ms.begin; mb < ms.end; ++mb)
       for (int nb = ns.begin; nb < ns.end; ++nb) {
         const Reg acc = ctx.regs.accumulator(ctx.geo, mb, nb);
         ctx.code.v_mfma(mnemonic, acc, ctx.regs.fragment(ctx.geo, version, Operand::a, kp, mb),
-                        ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb), acc);
+                        ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb), acc, formats);
       }
 }
 

@@ -34,6 +34,10 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
   g.parts_a = g2s_parts(s, Operand::a);
   g.parts_b = g2s_parts(s, Operand::b);
   g.lds_buffers = s.lds_buffers;
+  g.element_bits = cdna4::element_bits(s.type_a);
+  g.lane_elements = m.k / (64 / m.m);
+  g.chunks = fragment_chunks(s, Operand::a);
+  g.chunk_elements = 128 / g.element_bits;
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].kind == OpKind::s2r)
@@ -56,7 +60,7 @@ Reg RegisterPlan::g2s_kcol(Operand op, int part, const GemmGeometry& g) const {
 Reg RegisterPlan::fragment(const GemmGeometry& g, int version, Operand op, int kpack, int block) const {
   const int per_kpack = g.blocks_m + g.blocks_n;
   const int index = (version * g.kpacks + kpack) * per_kpack + (op == Operand::a ? block : g.blocks_m + block);
-  return {RegFile::v, uint16_t(first_fragment + 4 * index), 4};
+  return {RegFile::v, uint16_t(first_fragment + 4 * g.chunks * index), uint16_t(4 * g.chunks)};
 }
 
 Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) const {
@@ -73,7 +77,7 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   p.first_g2s_addr = p.first_lds_addr + 2 * g.lds_buffers;
   p.first_g2s_kcol = p.first_g2s_addr + parts;
   p.first_fragment = p.first_g2s_kcol + parts;
-  const int fragment_vgprs = 4 * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
+  const int fragment_vgprs = 4 * g.chunks * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
   constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
   p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
   p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;

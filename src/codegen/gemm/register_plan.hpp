@@ -18,6 +18,10 @@ struct GemmGeometry {
   int parts_a, parts_b;      // G2S parts per operand tile
   int lds_buffers;
   int register_versions;     // S2R register copies (k mod versions)
+  int element_bits;          // of A and B (the lowering takes equal widths)
+  int lane_elements;         // K elements of one MFMA operand per lane
+  int chunks;                // 16-byte pieces of one MFMA operand per lane (1 KiB of LDS per 64 lanes)
+  int chunk_elements;        // K elements in 16 bytes
 
   static GemmGeometry of(const Schedule& s);
 };

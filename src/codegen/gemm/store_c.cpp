@@ -24,7 +24,7 @@ void emit_store_c(GemmContext& ctx) {
   const GemmGeometry& g = ctx.geo;
   const GemmShape& sh = ctx.shape;
   const bool f32 = sh.out == OutType::f32;
-  const int elem = f32 ? 4 : 2;
+  const int elem = element_bytes(sh.out);
   const int64_t ldc_bytes = sh.c_ld() * elem;
   const bool mask_rows = sh.m % ctx.schedule.tile_m != 0, mask_cols = sh.n % ctx.schedule.tile_n != 0;
 
@@ -45,7 +45,7 @@ void emit_store_c(GemmContext& ctx) {
   c.v_add_u32(col0, s_col, r.lane_row);
   c.s_mov_b32(s_ldc, imm(ldc_bytes));
   c.v_mul_lo_u32(row0_bytes, row0, s_ldc);
-  if (!f32) c.s_mov_b32(s_round, imm(0x7fff));
+  if (sh.out == OutType::bf16) c.s_mov_b32(s_round, imm(0x7fff));
   c.v_mov_b32(half_out_of_range, imm(kHalfOutOfRange));
   for (int nb = 0; nb < g.blocks_n; ++nb) {
     const Reg cb = col_bytes(nb);
@@ -71,6 +71,11 @@ void emit_store_c(GemmContext& ctx) {
         c.v_accvgpr_read_b32(value, r.accumulator(g, mb, nb).sub(reg));
         if (f32) {
           c.buffer_store_dword(value, addr, r.desc_c, imm(0), 0);
+          continue;
+        }
+        if (sh.out == OutType::f16) {  // round to nearest even, overflow to infinity, NaN stays NaN
+          c.v_cvt_f16_f32(rounded, value);
+          c.buffer_store_short(rounded, addr, r.desc_c, imm(0), 0);
           continue;
         }
         // bf16 = upper half of (x + 0x7fff + lsb of the upper half); NaN stays a quiet NaN.

@@ -64,9 +64,12 @@ class Code {
   void v_cmp_u_f32(Arg x, Arg y) { op("v_cmp_u_f32", vcc, {x, y}); }
   void v_cndmask_b32(Reg d, Arg if_false, Arg if_true) { op("v_cndmask_b32", d, {if_false, if_true, vcc}); }
   void v_readfirstlane_b32(Reg d, Reg x) { op("v_readfirstlane_b32", d, {x}); }
+  void v_cvt_f16_f32(Reg d, Arg x) { op("v_cvt_f16_f32", d, {x}); }
   void v_accvgpr_write_b32(Reg d, Arg x) { op("v_accvgpr_write_b32", d, {x}); }
   void v_accvgpr_read_b32(Reg d, Reg x) { op("v_accvgpr_read_b32", d, {x}); }
-  void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c) { op(mnemonic, d, {x, y, c}); }
+  void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
+    emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
+  }
 
   // ---- memory ----
   // LDS-DMA: each lane writes 16 bytes at M0 + 16 * lane.
@@ -75,6 +78,9 @@ class Code {
   }
   void buffer_store_dword(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_dword", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
+  }
+  void buffer_store_short(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_store_short", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
   }
   void buffer_store_short_d16_hi(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_short_d16_hi", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));

@@ -15,11 +15,21 @@ int depth(const Schedule& s) {
 
 int kpacks(const Schedule& s) { return s.tile_k / mfma_shape(s.mfma).k; }
 
+static DataType type_of(const Schedule& s, Operand operand) { return operand == Operand::a ? s.type_a : s.type_b; }
+
+int fragment_bytes(const Schedule& s, Operand operand) {
+  const MfmaShape m = mfma_shape(s.mfma);
+  const int lane_elements = m.k / (64 / (operand == Operand::a ? m.m : m.n));
+  return lane_elements * element_bits(type_of(s, operand)) / 8;
+}
+
+int fragment_chunks(const Schedule& s, Operand operand) { return fragment_bytes(s, operand) / 16; }
+
 int part_bytes(const Schedule& s) { return s.waves * 1024; }
 
 int operand_tile_bytes(const Schedule& s, Operand operand) {
   const int rows = operand == Operand::a ? s.tile_m : s.tile_n;
-  return rows * s.tile_k * 2;  // bf16
+  return rows * s.tile_k * element_bits(type_of(s, operand)) / 8;
 }
 
 int g2s_parts(const Schedule& s, Operand operand) {
@@ -80,7 +90,7 @@ int ds_reads(const Schedule& s, const ScheduleOp& op) {
   const MfmaShape m = mfma_shape(s.mfma);
   const RowRange rows = s2r_rows(s, op, 0);
   const int block = op.operand == Operand::a ? m.m : m.n;
-  return blocks(rows.end - rows.begin, block) * (op.kpack ? 1 : kpacks(s));
+  return blocks(rows.end - rows.begin, block) * (op.kpack ? 1 : kpacks(s)) * fragment_chunks(s, op.operand);
 }
 
 int mfma_count(const Schedule& s, const ScheduleOp& op) {

@@ -2,6 +2,9 @@
 // Pieces shared by the verifier and the planner; not part of the public API.
 #include <cdna4/schedule.hpp>
 
+#include "common/mfma_table.hpp"
+
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +13,10 @@ namespace cdna4::detail {
 
 // The MFMA kinds a schedule may name (their facts: common/mfma_table.hpp).
 const std::vector<std::pair<std::string, MfmaKind>>& mfma_kinds();
+const gfx950::MfmaInfo& mfma_info(MfmaKind kind);
+// The types an MFMA operand may have (by their schedule names), and their table rows.
+std::vector<std::pair<std::string, DataType>> operand_types();
+std::optional<gfx950::Element> mfma_element(DataType type);
 
 // Op indices in emission order (ascending `order`; ties keep array order).
 std::vector<int> emission_order(const Schedule& s);

@@ -110,15 +110,42 @@ void read_types(const Reader& r, const json& root, Schedule& s) {
   if (!types) return;
   r.object(*types, "types");
   r.only_fields(*types, "types", {"a", "b", "acc", "c"});
-  if (const json* v = r.find(*types, "a")) s.type_a = r.choice<DataType>(*v, "types.a", {{"bf16", DataType::bf16}});
-  if (const json* v = r.find(*types, "b")) s.type_b = r.choice<DataType>(*v, "types.b", {{"bf16", DataType::bf16}});
+  if (const json* v = r.find(*types, "a")) s.type_a = r.choice<DataType>(*v, "types.a", detail::operand_types());
+  if (const json* v = r.find(*types, "b")) s.type_b = r.choice<DataType>(*v, "types.b", detail::operand_types());
   if (const json* v = r.find(*types, "acc")) s.type_acc = r.choice<DataType>(*v, "types.acc", {{"f32", DataType::f32}});
   if (const json* v = r.find(*types, "c"))
-    s.type_c = r.choice<DataType>(*v, "types.c", {{"f32", DataType::f32}, {"bf16", DataType::bf16}});
+    s.type_c = r.choice<DataType>(*v, "types.c", {{"f32", DataType::f32}, {"bf16", DataType::bf16}, {"f16", DataType::f16}});
+}
+
+// The MFMA must take the operand types: bf16 and f16 kinds both operands of
+// their type, f8f6f4 kinds any of the 8-, 6- and 4-bit formats for each.
+void check_types(const Reader& r, const Schedule& s) {
+  const gfx950::MfmaInfo& mfma = detail::mfma_info(s.mfma);
+  for (Operand op : {Operand::a, Operand::b}) {
+    const DataType type = op == Operand::a ? s.type_a : s.type_b;
+    const gfx950::Element e = *detail::mfma_element(type);
+    if (gfx950::takes(mfma, e)) continue;
+    std::string fits;
+    for (const auto& [name, kind] : detail::mfma_kinds())
+      if (gfx950::takes(detail::mfma_info(kind), e)) fits += (fits.empty() ? "" : ", ") + name;
+    r.fail(op == Operand::a ? "types.a" : "types.b",
+           fmt::format("{} does not take {} operands ({}); for {} use {}", mfma.mnemonic, to_string(type),
+                       mfma.f8f6f4 ? "it takes fp8, bf8, fp6, bf6 or fp4"
+                                   : fmt::format("it takes {} x {}", gfx950::element_info(mfma.element).name,
+                                                 gfx950::element_info(mfma.element).name),
+                       to_string(type), fits));
+  }
 }
 
 // Kernel-level geometry: everything downstream (parts, kpacks, halves) relies on it.
 void check_geometry(const Reader& r, const Schedule& s) {
+  check_types(r, s);
+  for (Operand o : {Operand::a, Operand::b})
+    if (fragment_bytes(s, o) % 16 != 0)
+      r.fail(o == Operand::a ? "types.a" : "types.b",
+             fmt::format("{} operands are not supported yet: one {} takes {} bytes of them per lane, and the LDS "
+                         "layout moves whole 16-byte pieces", to_string(o == Operand::a ? s.type_a : s.type_b),
+                         mfma_shape(s.mfma).mnemonic, fragment_bytes(s, o)));
   const MfmaShape m = mfma_shape(s.mfma);
   if (s.tile_k % m.k != 0)
     r.fail("tile.k", fmt::format("expected a multiple of {} (the K of one {}), got {}", m.k, m.mnemonic, s.tile_k));
@@ -134,8 +161,9 @@ void check_geometry(const Reader& r, const Schedule& s) {
     const int bytes = operand_tile_bytes(s, o);
     const char* path = o == Operand::a ? "tile.m" : "tile.n";
     if (bytes % part_bytes(s) != 0 || rows % (bytes / part_bytes(s)) != 0)
-      r.fail(path, fmt::format("the {} tile ({} x {} bf16 = {} bytes) must split into whole G2S parts of waves * 1024 = {} bytes "
-                               "along its {} dimension", to_string(o), rows, s.tile_k, bytes, part_bytes(s),
+      r.fail(path, fmt::format("the {} tile ({} x {} {} = {} bytes) must split into whole G2S parts of waves * 1024 = {} bytes "
+                               "along its {} dimension", to_string(o), rows, s.tile_k,
+                               to_string(o == Operand::a ? s.type_a : s.type_b), bytes, part_bytes(s),
                                o == Operand::a ? "M" : "N"));
   }
 }

@@ -8,8 +8,6 @@
 namespace cdna4 {
 namespace {
 
-const char* type_name(DataType t) { return t == DataType::bf16 ? "bf16" : "f32"; }
-
 std::string op_line(const ScheduleOp& op) {
   std::string line = fmt::format("{{\"op\": \"{}\"", to_string(op.kind));
   auto field = [&](const char* key, int value) { line += fmt::format(", \"{}\": {}", key, value); };
@@ -35,7 +33,7 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"name\": {},\n", nlohmann::json(s.name).dump());
   out += fmt::format("  \"target\": {},\n", nlohmann::json(s.target).dump());
   out += fmt::format("  \"types\": {{\"a\": \"{}\", \"b\": \"{}\", \"acc\": \"{}\", \"c\": \"{}\"}},\n",
-                     type_name(s.type_a), type_name(s.type_b), type_name(s.type_acc), type_name(s.type_c));
+                     to_string(s.type_a), to_string(s.type_b), to_string(s.type_acc), to_string(s.type_c));
   out += fmt::format("  \"layout\": \"{}\",\n", s.layout == Layout::nn ? "nn" : "nt");
   out += fmt::format("  \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}}},\n", s.tile_m, s.tile_n, s.tile_k);
   out += fmt::format("  \"waves\": {},\n", s.waves);

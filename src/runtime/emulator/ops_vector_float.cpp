@@ -71,6 +71,20 @@ void v_cvt_pk_bf16_f32(Wave& w, const Inst& in) {
   store_lanes(w, in.dst[0].index, r);
 }
 
+// Round-to-nearest-even fp32 -> f16 (IEEE binary16, subnormals kept, overflow to
+// infinity); NaN becomes the quiet NaN of the same sign (0x7e00). The upper 16
+// bits of the result are 0.
+uint32_t to_f16(float f) {
+  const uint32_t bits = as_bits(f), sign = (bits >> 16) & 0x8000;
+  if (std::isnan(f)) return sign | 0x7e00;
+  const float a = std::fabs(f);
+  if (a >= 65520.0f) return sign | 0x7c00;  // rounds past the largest finite half, 65504
+  if (a < 0x1p-14f) return sign | uint32_t(std::nearbyint(a * 0x1p24f));  // subnormal: multiples of 2^-24
+  const uint32_t m = as_bits(a);
+  const uint32_t rounded = m + 0xfff + ((m >> 13) & 1);  // to nearest even on the 13 dropped bits
+  return sign | (((rounded >> 13) - (112u << 10)) & 0x7fff);
+}
+
 // IEEE-754 minNum/maxNum: a NaN operand yields the other operand.
 float min_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b < a ? b : a); }
 float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
@@ -118,6 +132,7 @@ const Entry kVectorFloatOps[] = {
     {"V_CVT_U32_F32", fop1_to_int<cvt_u32>, hflag::kSourceModifiersOnly},
     {"V_CVT_I32_F32", fop1_to_int<cvt_i32>, hflag::kSourceModifiersOnly},
     {"V_CVT_PK_BF16_F32", v_cvt_pk_bf16_f32, hflag::kSourceModifiersOnly},
+    {"V_CVT_F16_F32", fop1_to_int<to_f16>, hflag::kSourceModifiersOnly},
     CMP_F32("EQ", a == b),
     CMP_F32("LG", a < b || a > b),
     CMP_F32("LT", a < b),
