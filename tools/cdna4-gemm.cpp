@@ -21,6 +21,7 @@
 #include "input_file.hpp"
 #include "model_output.hpp"
 #include "report_output.hpp"
+#include "timeline_svg.hpp"
 
 namespace {
 
@@ -49,6 +50,8 @@ const char* kUsage =
     "                            (seconds for large shapes; C is left incomplete)\n"
     "  --trace FILE.json         model device: write the modeled timeline of one CU in the\n"
     "                            Chrome trace-event format (Perfetto, chrome://tracing)\n"
+    "  --timeline FILE.svg       model device: draw two steady-state loop trips of that\n"
+    "                            timeline, a row per wave grouped by SIMD\n"
     "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
     "                            at most 4096)\n"
     "  --check                   compare every element with the CPU reference (one fp32\n"
@@ -71,6 +74,7 @@ struct Options {
   std::optional<double> timeout;
   bool check = false, instant = false, json = false, model_only = false;
   std::string trace;
+  std::string timeline;
 };
 
 Options parse(int argc, char** argv) {
@@ -97,6 +101,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds(value(), arg);
     else if (arg == "--model-only") o.model_only = true;
     else if (arg == "--trace") o.trace = value();
+    else if (arg == "--timeline") o.timeline = value();
     else if (arg == "--json") o.json = true;
     else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
@@ -109,6 +114,7 @@ Options parse(int argc, char** argv) {
   if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
   if (o.model_only && o.device != "model") throw cdna4::Error("--model-only needs --device model");
   if (!o.trace.empty() && o.device != "model") throw cdna4::Error("--trace needs --device model");
+  if (!o.timeline.empty() && o.device != "model") throw cdna4::Error("--timeline needs --device model");
   if (o.model_only && (o.check || !o.c_out.empty()))
     throw cdna4::Error("--model-only leaves C incomplete: it cannot go with --check or --c-out");
   return o;
@@ -161,7 +167,7 @@ int main(int argc, char** argv) {
     config.instant_completion = o.instant;
     config.threads = o.threads;
     config.model_only = o.model_only;
-    config.model_timeline = !o.trace.empty();
+    config.model_timeline = !o.trace.empty() || !o.timeline.empty();
     cdna4::Device device = cdna4::Device::open(o.device, config);
     cdna4::LaunchOptions launch;
     launch.max_instructions = o.max_instructions;
@@ -181,6 +187,9 @@ int main(int argc, char** argv) {
       if (!f) throw cdna4::Error("cannot write " + o.c_out);
     }
     if (run.launch.model && !o.trace.empty()) cdna4::tools::write_chrome_trace(o.trace, *run.launch.model);
+    if (run.launch.model && !o.timeline.empty())
+      cdna4::tools::write_timeline_svg(o.timeline, *run.launch.model,
+                                       fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
     const int status = !run.launch.races.empty() ? 3 : diff.value_or(0) != 0 ? 2 : 0;
     if (o.json) {
       nlohmann::json races = nlohmann::json::array();

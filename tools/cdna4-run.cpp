@@ -19,6 +19,7 @@
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
 #include "model_output.hpp"
+#include "timeline_svg.hpp"
 #include "runtime/kernarg.hpp"
 
 namespace {
@@ -36,6 +37,8 @@ Runs one kernel of a code object and writes its output buffers to files.
                           ("modeled cycles: N", "modeled time: T us")
   --trace FILE.json       model device: write the modeled timeline of one CU in
                           the Chrome trace-event format (Perfetto, chrome://tracing)
+  --timeline FILE.svg     model device: draw two steady-state loop trips of that
+                          timeline, a row per wave grouped by SIMD
   --grid X[,Y,Z]          grid size in workgroups
   --global X[,Y,Z]        grid size in work-items instead (may end in a partial workgroup)
   --block X[,Y,Z]         workgroup size in work-items (required)
@@ -97,6 +100,7 @@ struct Options {
   std::optional<double> timeout;
   bool instant = false;
   std::string trace;
+  std::string timeline;
   std::optional<std::string> kernarg_file;
   std::optional<uint64_t> kernarg_size;
   bool list = false;
@@ -160,6 +164,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
     else if (a == "--trace") o.trace = value();
+    else if (a == "--timeline") o.timeline = value();
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
     else if (a == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), "--timeout");
     else if (a == "--kernarg") o.kernarg_file = value();
@@ -176,6 +181,7 @@ Options parse_command_line(int argc, char** argv) {
   if (o.kernarg_file && o.kernarg_size) throw UsageError("give at most one of --kernarg and --kernarg-size");
   if (!o.block) throw UsageError("--block is required");
   if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
+  if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
   return o;
 }
@@ -380,7 +386,7 @@ void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::D
 cdna4::Device open_device(const Options& o) {
   cdna4::EmulatorConfig config;
   config.instant_completion = o.instant;
-  config.model_timeline = !o.trace.empty();
+  config.model_timeline = !o.trace.empty() || !o.timeline.empty();
   if (o.seed) config.seed = *o.seed;
   return cdna4::Device::open(o.device, config);
 }
@@ -472,6 +478,7 @@ int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& d
            const cdna4::LaunchStats& stats) {
   cdna4::Dim3 grid = grid_of(o);
   if (stats.model && !o.trace.empty()) cdna4::tools::write_chrome_trace(o.trace, *stats.model);
+  if (stats.model && !o.timeline.empty()) cdna4::tools::write_timeline_svg(o.timeline, *stats.model, kernel.name());
   if (o.json) {
     print_json(kernel, device.name(), grid, o.global.has_value(), *o.block, stats);
     return stats.races.empty() ? 0 : 3;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -111,10 +113,25 @@ inline nlohmann::json chrome_trace(const ModelReport& m) {
           {"otherData", {{"what", "modeled gfx950 timeline of one CU (docs/model.md)"}, {"cycles", m.cu_cycles}}}};
 }
 
+// Writes all of `text` or leaves no file: through a temporary beside `path`
+// renamed over it (straight into a device or pipe such as /dev/stdout).
+inline void write_file_whole(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  const bool special = fs::exists(status) && !fs::is_regular_file(status);
+  const std::string partial = special ? path : path + ".partial";
+  std::ofstream out(partial, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out || (!special && std::rename(partial.c_str(), path.c_str()) != 0)) {
+    if (!special) fs::remove(partial, ec);
+    throw Error("cannot write " + path);
+  }
+}
+
 inline void write_chrome_trace(const std::string& path, const ModelReport& m) {
-  std::ofstream out(path);
-  out << chrome_trace(m).dump() << "\n";
-  if (!out) throw Error("cannot write " + path);
+  write_file_whole(path, chrome_trace(m).dump() + "\n");
 }
 
 }  // namespace cdna4::tools
