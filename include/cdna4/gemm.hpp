@@ -86,5 +86,13 @@ struct GemmRun {
 GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                  const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
                  const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
+// The same for any operand types: A (M x K) and B (K x N) row-major, elements of
+// the schedule's types.a / types.b packed densely (16-bit little-endian, 8-bit one
+// per byte, fp4 two per byte with the lower-k element in the low nibble).
+GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
+                        const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
+                        const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
+// Bytes of `count` densely packed elements of `type`.
+size_t packed_bytes(DataType type, int64_t count);
 
 }  // namespace cdna4

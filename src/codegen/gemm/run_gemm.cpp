@@ -1,6 +1,8 @@
 // One-call GEMM: host-side padding of K to the kernel's granularity and the
 // transpose of a K x N B into the kernel's N x K, then compile, upload, launch.
 #include <cstdint>
+#include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -9,25 +11,52 @@
 #include "common/checked.hpp"
 
 namespace cdna4 {
+namespace {
 
-GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
-                 const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
-                 const LaunchOptions& launch, const CompileOptions& compile_options) {
+// Element `i` of a densely packed array of `bits`-bit elements (4, 8, 16, 32).
+uint32_t get(const std::vector<uint8_t>& v, size_t i, int bits) {
+  if (bits == 4) return (v[i / 2] >> (4 * (i % 2))) & 0xf;
+  uint32_t x = 0;
+  std::memcpy(&x, &v[i * size_t(bits / 8)], size_t(bits / 8));
+  return x;
+}
+
+void put(std::vector<uint8_t>& v, size_t i, int bits, uint32_t x) {
+  if (bits == 4) {
+    v[i / 2] = uint8_t((v[i / 2] & ~(0xf << (4 * (i % 2)))) | (x << (4 * (i % 2))));
+    return;
+  }
+  std::memcpy(&v[i * size_t(bits / 8)], &x, size_t(bits / 8));
+}
+
+}  // namespace
+
+size_t packed_bytes(DataType type, int64_t count) { return size_t((count * element_bits(type) + 7) / 8); }
+
+GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
+                        const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
+                        const LaunchOptions& launch, const CompileOptions& compile_options) {
   if (m < 1 || n < 1 || k < 1) throw Error(fmt::format("run_gemm: shape {}x{}x{}: M, N, K must be at least 1", m, n, k));
   const auto elements = [&](int64_t rows, int64_t cols, const char* what) {
     const auto count = checked::mul(rows, cols);
-    if (!count || uint64_t(*count) > SIZE_MAX)
+    if (!count || uint64_t(*count) > SIZE_MAX / 4)
       throw Error(fmt::format("run_gemm: shape {}x{}x{}: {} ({} x {}) does not fit in memory sizes", m, n, k, what,
                               rows, cols));
-    return size_t(*count);
+    return *count;
   };
-  if (a_mk.size() != elements(m, k, "A"))
-    throw Error(fmt::format("run_gemm: A has {} elements, M*K = {}", a_mk.size(), elements(m, k, "A")));
-  if (b_kn.size() != elements(k, n, "B"))
-    throw Error(fmt::format("run_gemm: B has {} elements, K*N = {}", b_kn.size(), elements(k, n, "B")));
-  // Zero columns up to a multiple of 8 add exact zeros to every dot product.
-  const auto padded = checked::round_up<int64_t>(k, 8);
-  if (!padded) throw Error(fmt::format("run_gemm: K = {} cannot be padded to a multiple of 8", k));
+  const int bits_a = element_bits(schedule.type_a), bits_b = element_bits(schedule.type_b);
+  const auto check_size = [&](const std::vector<uint8_t>& v, DataType type, int64_t count, const char* what) {
+    if (v.size() != packed_bytes(type, count))
+      throw Error(fmt::format("run_gemm: {} has {} elements ({} bytes of {}), {} = {}", what,
+                              v.size() * 8 / size_t(element_bits(type)), v.size(), to_string(type),
+                              what[0] == 'A' ? "M*K" : "K*N", count));
+  };
+  check_size(a_mk, schedule.type_a, elements(m, k, "A"), "A");
+  check_size(b_kn, schedule.type_b, elements(k, n, "B"), "B");
+  // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
+  const int granule = 128 / std::min(bits_a, bits_b);
+  const auto padded = checked::round_up<int64_t>(k, granule);
+  if (!padded) throw Error(fmt::format("run_gemm: K = {} cannot be padded to a multiple of {}", k, granule));
   const int64_t kp = *padded;
 
   GemmShape shape;
@@ -40,14 +69,15 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n,
   const GemmKernel kernel = compile(schedule, shape, compile_options);
   run.compile = kernel.stats;
 
-  std::vector<uint16_t> a(elements(m, kp, "padded A"), 0), bt(elements(n, kp, "padded B"), 0);
+  std::vector<uint8_t> a(packed_bytes(schedule.type_a, elements(m, kp, "padded A")), 0);
+  std::vector<uint8_t> bt(packed_bytes(schedule.type_b, elements(n, kp, "padded B")), 0);
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t x = 0; x < k; ++x) a[size_t(i * kp + x)] = a_mk[size_t(i * k + x)];
+    for (int64_t x = 0; x < k; ++x) put(a, size_t(i * kp + x), bits_a, get(a_mk, size_t(i * k + x), bits_a));
   for (int64_t x = 0; x < k; ++x)
-    for (int64_t j = 0; j < n; ++j) bt[size_t(j * kp + x)] = b_kn[size_t(x * n + j)];
+    for (int64_t j = 0; j < n; ++j) put(bt, size_t(j * kp + x), bits_b, get(b_kn, size_t(x * n + j), bits_b));
 
-  const size_t c_bytes = elements(m, n, "C") * (out == OutType::f32 ? 4 : 2);
-  Buffer da = device.alloc(a.size() * 2), db = device.alloc(bt.size() * 2), dc = device.alloc(c_bytes);
+  const size_t c_bytes = size_t(elements(m, n, "C")) * size_t(element_bytes(out));
+  Buffer da = device.alloc(a.size()), db = device.alloc(bt.size()), dc = device.alloc(c_bytes);
   da.upload(a);
   db.upload(bt);
   dc.fill_zero();
@@ -55,6 +85,20 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n,
   run.c.resize(c_bytes);
   dc.download(run.c.data(), c_bytes);
   return run;
+}
+
+GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
+                 const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
+                 const LaunchOptions& launch, const CompileOptions& compile_options) {
+  if (element_bits(schedule.type_a) != 16 || element_bits(schedule.type_b) != 16)
+    throw Error(fmt::format("run_gemm: schedule {} takes {} x {} operands; pass them packed to run_gemm_packed",
+                            schedule.name, to_string(schedule.type_a), to_string(schedule.type_b)));
+  const auto bytes = [](const std::vector<uint16_t>& v) {
+    std::vector<uint8_t> out(v.size() * 2);
+    std::memcpy(out.data(), v.data(), out.size());
+    return out;
+  };
+  return run_gemm_packed(device, schedule, m, n, k, bytes(a_mk), bytes(b_kn), out, launch, compile_options);
 }
 
 }  // namespace cdna4
