@@ -5,6 +5,10 @@
 //   A: lane l, element e of the lane's A registers holds A[l % M][kpl*(l / M) + e]
 //   B: likewise B[kpl*(l / N) + e][l % N]     (kpl = K / (64 / M) elements per lane)
 //   C/D: lane l, register r holds D[4*(64/N)*(r/4) + 4*(l/N) + r%4][l % N]
+// Element e of width w is bits [w*e, w*e + w) of the lane's registers read as one
+// little-endian bit string (an fp6 element may straddle two dwords). Scaled
+// f8f6f4 kinds (kpl = 32 = one scale block): lane l's scale byte scales
+// A[l % M][32*(l / M) .. +31] and B[32*(l / N) .. +31][l % N].
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -13,21 +17,43 @@ namespace cdna4::gfx950 {
 
 enum class Element : uint8_t { bf16, f16, fp8, bf8, fp6, bf6, fp4, i8 };
 
+// Which encodings are not finite numbers.
+enum class Specials : uint8_t {
+  ieee,          // exponent all ones: infinity (mantissa 0) or NaN
+  nan_all_ones,  // no infinities; S.1111.111 alone is NaN (OCP E4M3)
+  none,          // every encoding is a finite number (OCP E2M3, E3M2, E2M1)
+  integer,
+};
+
 struct ElementInfo {
   Element element;
   std::string_view name;  // as the schedule format spells it
   uint8_t bits;
-  uint8_t exponent_bits, mantissa_bits;
+  uint8_t exponent_bits, mantissa_bits;  // exponent bias 2^(exponent_bits - 1) - 1
   int8_t f8f6f4_format;  // cbsz / blgp value of the f8f6f4 MFMAs, -1 if they do not take it
+  Specials specials;
 };
 
-// OCP formats as gfx950 implements them (fp8 = E4M3, bf8 = E5M2, fp6 = E2M3,
-// bf6 = E3M2, fp4 = E2M1); cbsz/blgp codes from the CDNA 4 ISA guide.
+// OCP formats as gfx950 implements them (fp8 = E4M3: bias 7, max 448; bf8 =
+// E5M2: bias 15, IEEE infinities and NaNs; fp6 = E2M3: bias 1, max 7.5; bf6 =
+// E3M2: bias 3, max 28; fp4 = E2M1: bias 1, max 6; subnormals everywhere);
+// cbsz/blgp codes from the CDNA 4 ISA guide (7.1.5).
 inline constexpr ElementInfo kElements[] = {
-    {Element::bf16, "bf16", 16, 8, 7, -1}, {Element::f16, "f16", 16, 5, 10, -1}, {Element::fp8, "fp8", 8, 4, 3, 0},
-    {Element::bf8, "bf8", 8, 5, 2, 1},     {Element::fp6, "fp6", 6, 2, 3, 2},    {Element::bf6, "bf6", 6, 3, 2, 3},
-    {Element::fp4, "fp4", 4, 2, 1, 4},     {Element::i8, "i8", 8, 0, 7, -1},
+    {Element::bf16, "bf16", 16, 8, 7, -1, Specials::ieee},
+    {Element::f16, "f16", 16, 5, 10, -1, Specials::ieee},
+    {Element::fp8, "fp8", 8, 4, 3, 0, Specials::nan_all_ones},
+    {Element::bf8, "bf8", 8, 5, 2, 1, Specials::ieee},
+    {Element::fp6, "fp6", 6, 2, 3, 2, Specials::none},
+    {Element::bf6, "bf6", 6, 3, 2, 3, Specials::none},
+    {Element::fp4, "fp4", 4, 2, 1, 4, Specials::none},
+    {Element::i8, "i8", 8, 0, 7, -1, Specials::integer},
 };
+
+// Block scales of the scaled f8f6f4 MFMAs (OCP Microscaling): one E8M0 byte e
+// per 32 consecutive k, value 2^(e - 127), e = 255 NaN.
+inline constexpr int kScaleBlock = 32;
+inline constexpr int kScaleBias = 127;
+inline constexpr uint8_t kScaleNaN = 0xff;
 
 constexpr const ElementInfo& element_info(Element e) { return kElements[static_cast<int>(e)]; }
 
@@ -49,13 +75,20 @@ struct MfmaInfo {
   uint8_t m, n, k;
   uint8_t ab_regs;   // dwords per lane in A and in B (f8f6f4: with fp8 / bf8 operands)
   Element element;   // of A and B (f8f6f4: the default, fp8; cbsz / blgp choose)
-  uint8_t passes;    // 4 clocks each (f8f6f4: with an fp8 / bf8 operand)
+  uint8_t passes;    // 4 clocks each (f8f6f4: with an fp8 / bf8 operand; mfma_passes)
   bool f8f6f4 = false;
   bool scaled = false;  // two extra VGPR operands of E8M0 scales (op_sel picks the byte)
 };
 
 // Passes: LLVM's SISchedule for gfx940+ (XDL write latency = 4 x passes),
 // confirmed by the s_nop counts clang-22 emits before reading each kind's result.
+// f8f6f4 kinds: 8 / 16 passes with an fp8 or bf8 operand, half with fp6 / bf6 /
+// fp4 operands only: the CDNA 4 ISA guide (7.1.5: 16x16 "if either matrix = F8
+// -> 32 cycles, else 16", 32x32 64 / 32), MI355X's rates (fp8 twice, fp6 / fp4
+// four times the bf16 MAC rate) and clang-22's hazard recognizer (s_nop 11 /
+// 7 before a store of a 16x16x128 result, s_nop 15 + s_nop 3 / s_nop 11 for
+// 32x32x64, with and without an 8-bit operand, scaled or not) agree; llvm-mca-22's
+// schedule model alone says 4 / 8 for every format.
 inline constexpr MfmaInfo kMfmaKinds[] = {
     {"v_mfma_f32_16x16x32_bf16", "V_MFMA_F32_16X16X32_BF16", 16, 16, 32, 4, Element::bf16, 4},
     {"v_mfma_f32_32x32x16_bf16", "V_MFMA_F32_32X32X16_BF16", 32, 32, 16, 4, Element::bf16, 8},
@@ -69,6 +102,12 @@ inline constexpr MfmaInfo kMfmaKinds[] = {
     {"v_mfma_i32_32x32x16_i8", "V_MFMA_I32_32X32X16I8", 32, 32, 16, 2, Element::i8, 8},
     {"v_mfma_i32_16x16x64_i8", "V_MFMA_I32_16X16X64_I8", 16, 16, 64, 4, Element::i8, 4},
     {"v_mfma_i32_32x32x32_i8", "V_MFMA_I32_32X32X32_I8", 32, 32, 32, 4, Element::i8, 8},
+    {"v_mfma_f32_16x16x128_f8f6f4", "V_MFMA_F32_16X16X128_F8F6F4", 16, 16, 128, 8, Element::fp8, 8, true},
+    {"v_mfma_f32_32x32x64_f8f6f4", "V_MFMA_F32_32X32X64_F8F6F4", 32, 32, 64, 8, Element::fp8, 16, true},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4", "V_MFMA_SCALE_F32_16X16X128_F8F6F4", 16, 16, 128, 8, Element::fp8, 8, true,
+     true},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4", "V_MFMA_SCALE_F32_32X32X64_F8F6F4", 32, 32, 64, 8, Element::fp8, 16, true,
+     true},
 };
 
 constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
@@ -92,6 +131,17 @@ constexpr int bits_of(Element e) { return element_info(e).bits; }
 // Whether `kind` takes operands of type `e` (f8f6f4 kinds: any format with a cbsz / blgp code).
 constexpr bool takes(const MfmaInfo& kind, Element e) {
   return kind.f8f6f4 ? element_info(e).f8f6f4_format >= 0 : kind.element == e;
+}
+
+// Dwords per lane of an A or B operand of type `e` (f8f6f4: fp8 8, fp6 6, fp4 4).
+constexpr int ab_regs(const MfmaInfo& kind, Element e) {
+  return kind.f8f6f4 ? kind.k / (64 / kind.m) * bits_of(e) / 32 : kind.ab_regs;
+}
+
+// Passes of `kind` with A of type `a` and B of type `b`: an f8f6f4 kind runs
+// twice as fast when neither operand is fp8 or bf8.
+constexpr int mfma_passes(const MfmaInfo& kind, Element a, Element b) {
+  return kind.f8f6f4 && bits_of(a) < 8 && bits_of(b) < 8 ? kind.passes / 2 : kind.passes;
 }
 
 }  // namespace cdna4::gfx950

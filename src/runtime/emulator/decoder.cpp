@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "cdna4/error.hpp"
+#include "common/mfma_table.hpp"
 #include "runtime/emulator/aperture.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/hazard_check.hpp"
@@ -173,8 +174,9 @@ constexpr uint8_t kDestinationHalfHigh = 0x80;  // VectorControl src0 while deco
 
 // LLVM's source-modifier operand (SISrcMods): bit 0 neg (neg_lo for VOP3P),
 // bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi.
+constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
+
 std::string apply_source_modifiers(OperandForm form, int64_t mods, Operand& op) {
-  constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
   op.neg = (mods & kNeg) != 0;
   if (form == OperandForm::VectorControl) {
     // Non-packed op_sel: bit 2 selects this source's high half; bit 3 (on
@@ -222,13 +224,48 @@ std::string canonicalize_packed(const HandlerEntry& entry, RawOperands& raw, Ins
   return {};
 }
 
+// MFMA: src = A, B, C, then for scaled kinds the A / B scale VGPRs. Controls:
+// cbsz, abid, blgp (broadcasts: must be 0); f8f6f4 kinds cbsz, blgp as the A / B
+// formats, scaled kinds then each scale's op_sel / op_sel_hi (the byte it reads).
+std::string canonicalize_matrix(const HandlerEntry& entry, RawOperands& raw, Inst& in) {
+  const bool formats = entry.flags & hflag::kMatrixFormats, scaled = entry.flags & hflag::kMatrixScales;
+  if (raw.defs.size() != 1 || raw.values.size() != (scaled ? 5u : 3u)) return "unexpected MFMA operands";
+  in.dst[0] = raw.defs[0];
+  for (const Operand& op : raw.values) {
+    if (op.neg || op.abs) return "MFMA source modifiers are not supported";
+    in.src[in.num_src++] = op;
+  }
+  const auto& c = raw.controls;
+  if (!formats) {
+    for (auto x : c)
+      if (x != 0) return "cbsz/abid/blgp broadcast controls are not supported";
+    return {};
+  }
+  if (c.size() != (scaled ? 4u : 2u)) return "unexpected f8f6f4 MFMA controls";
+  const auto a = gfx950::f8f6f4_element(int(c[0])), b = gfx950::f8f6f4_element(int(c[1]));
+  if (!a || !b) return "cbsz/blgp other than the f8f6f4 format codes 0-4 are not supported";
+  const gfx950::MfmaInfo& kind = gfx950::kMfmaKinds[entry.aux];
+  if (in.src[0].dwords != gfx950::ab_regs(kind, *a) || in.src[1].dwords != gfx950::ab_regs(kind, *b))
+    return "A/B register counts do not match the cbsz/blgp formats";
+  int64_t bytes[2] = {0, 0};
+  for (int s = 0; scaled && s < 2; ++s) {
+    // Hardware reads bits [30:23] of an SGPR or constant scale (LLVM allows VGPRs only).
+    if (in.src[3 + s].kind != OperandKind::Vgpr || in.src[3 + s].is_agpr)
+      return "MFMA scale operands other than VGPRs are not modelled";
+    if (c[2 + s] & ~(kOpSel | kOpSelHigh)) return "MFMA scale modifiers other than op_sel/op_sel_hi are not supported";
+    bytes[s] = (c[2 + s] & kOpSel ? 1 : 0) | (c[2 + s] & kOpSelHigh ? 2 : 0);
+  }
+  in.offset = matrix_sel::pack(c[0], c[1], bytes[0], bytes[1]);
+  return {};
+}
+
 // Puts raw operands into the canonical Inst fields; returns an error text when
 // the instruction uses something the handler does not honour.
 std::string canonicalize(const HandlerEntry& entry, const std::string& base, RawOperands& raw, Inst& in) {
   auto& v = raw.values;
   auto& c = raw.controls;
   auto set_srcs = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to && in.num_src < 4; ++i) in.src[in.num_src++] = v[i];
+    for (size_t i = from; i < to && in.num_src < 4; ++i) in.src[in.num_src++] = v[i];  // 5: MFMA scales only
   };
   auto control = [&](size_t i) -> int64_t { return i < c.size() ? c[i] : 0; };
   switch (entry.form) {
@@ -323,13 +360,7 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       }
       break;
     case OperandForm::Matrix:
-      if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
-      set_srcs(0, v.size());
-      for (auto x : c)
-        if (x != 0) return "cbsz/abid/blgp broadcast controls are not supported";
-      for (int i = 0; i < in.num_src; ++i)
-        if (in.src[i].neg || in.src[i].abs) return "MFMA source modifiers are not supported";
-      break;
+      return canonicalize_matrix(entry, raw, in);
   }
   return {};
 }

@@ -30,6 +30,9 @@ std::string base_opcode_name(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kSuffixes = {
       "_vi", "_gfx9", "_gfx90a", "_gfx940", "_gfx950", "_acd", "_vcd", "_e32", "_e64",
       "_si", "_ci", "_gfx6_gfx7"};
+  // The f8f6f4 MFMAs' A / B register-tuple sizes ("_f8_f6"): one handler reads cbsz / blgp.
+  static constexpr std::array<std::string_view, 9> kTupleSuffixes = {
+      "_f8_f8", "_f8_f6", "_f8_f4", "_f6_f8", "_f6_f6", "_f6_f4", "_f4_f8", "_f4_f6", "_f4_f4"};
   std::string s(name);
   for (bool stripped = true; stripped;) {
     stripped = false;
@@ -40,6 +43,8 @@ std::string base_opcode_name(std::string_view name) {
       }
     }
   }
+  for (auto suffix : kTupleSuffixes)
+    if (s.ends_with(suffix) && s.find("F8F6F4") != std::string::npos) s.resize(s.size() - suffix.size());
   return s;
 }
 

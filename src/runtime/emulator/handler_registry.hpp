@@ -20,7 +20,8 @@ enum class OperandForm : uint8_t {
   LocalMemory,   // DS: src[0] = addr, src[1..] = data; offset (offset0 | offset1 << 8 for 2-address forms)
   BufferMemory,  // MUBUF: src[0] = vdata (stores), vaddr, srsrc, soffset; offset
   GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
-  Matrix,        // MFMA: src = A, B, C; cbsz/abid/blgp must be zero
+  Matrix,        // MFMA: src = A, B, C (scaled f8f6f4: then the A / B scale VGPRs); cbsz/abid/blgp
+                 // must be zero, except as the formats of f8f6f4 kinds (matrix_sel in offset)
   Packed,        // VOP3P on 64-bit register pairs: src modifiers -> neg/packed, control imm -> clamp
   VectorControl, // VOP1/VOP3 whose control imms are operation parameters (bitop3, fi, bound_ctrl):
                  // defs/values as Vector, control i -> offset bits [8i+7:8i]; op_sel -> packed kHalfHigh
@@ -35,6 +36,8 @@ constexpr uint16_t kBranch = 8;          // SOPP immediate is a branch offset
 constexpr uint16_t kSourceModifiersOnly = 16;  // neg/abs honoured, clamp/omod rejected
 constexpr uint16_t kPackedSelectOnly = 32;     // Packed: op_sel honoured; neg, clamp, non-default op_sel_hi rejected
 constexpr uint16_t kIntegerClamp = 64;         // integer operation honouring clamp (saturation); omod rejected
+constexpr uint16_t kMatrixFormats = 128;       // Matrix: cbsz / blgp are A's / B's f8f6f4 formats
+constexpr uint16_t kMatrixScales = 256;        // Matrix: two scale VGPRs, op_sel / op_sel_hi pick their bytes
 }  // namespace hflag
 
 struct HandlerEntry {
@@ -84,8 +87,9 @@ void register_vector_atomic(HandlerRegistry&);
 void register_flat_memory(HandlerRegistry&);
 void register_scalar_store(HandlerRegistry&);
 
-// "V_ADD_U32_e64_gfx9" -> "V_ADD_U32"; forms the emulator does not model (SDWA,
-// DPP) keep a marker so they stay unknown.
+// "V_ADD_U32_e64_gfx9" -> "V_ADD_U32", "V_MFMA_F32_16X16X128_F8F6F4_f8_f4_gfx940_acd"
+// -> "V_MFMA_F32_16X16X128_F8F6F4"; forms the emulator does not model (SDWA, DPP)
+// keep a marker so they stay unknown.
 std::string base_opcode_name(std::string_view llvm_name);
 
 }  // namespace cdna4::emu

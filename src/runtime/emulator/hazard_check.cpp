@@ -19,11 +19,19 @@ constexpr int kGfx950XdlExtra = 1;  // gfx950 adds one wait state to the XDL rul
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// An f8f6f4 kind's passes follow its A / B formats (cbsz / blgp).
+int passes_of(const gfx950::MfmaInfo& kind, const Inst& in) {
+  const auto a = gfx950::f8f6f4_element(matrix_sel::format_a(in.offset));
+  const auto b = gfx950::f8f6f4_element(matrix_sel::format_b(in.offset));
+  return kind.f8f6f4 && a && b ? gfx950::mfma_passes(kind, *a, *b) : kind.passes;
+}
+
 HazardTraits traits_of(const Inst& in, std::string_view name) {
   HazardTraits t;
   if (starts_with(name, "V_MFMA")) {
     t.kind = HazardTraits::mfma;
-    if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(base_opcode_name(name))) t.passes = kind->passes;
+    if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(base_opcode_name(name)))
+      t.passes = uint8_t(passes_of(*kind, in));
   } else if (starts_with(name, "V_")) {
     t.kind = HazardTraits::valu;
     t.readlane = starts_with(name, "V_READFIRSTLANE") || starts_with(name, "V_READLANE");

@@ -59,6 +59,8 @@ void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* 
     if (m == 32 && n == 32 && k == 16) return chain_fused<32, 32, 16>(a, b, acc);
     if (m == 16 && n == 16 && k == 16) return chain_fused<16, 16, 16>(a, b, acc);
     if (m == 32 && n == 32 && k == 8) return chain_fused<32, 32, 8>(a, b, acc);
+    if (m == 16 && n == 16 && k == 128) return chain_fused<16, 16, 128>(a, b, acc);
+    if (m == 32 && n == 32 && k == 64) return chain_fused<32, 32, 64>(a, b, acc);
   }
 #endif
   chain_portable(m, n, k, a, b, acc);

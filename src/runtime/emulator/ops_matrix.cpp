@@ -1,12 +1,15 @@
 // MFMA: one handler per row of gfx950::kMfmaKinds (common/mfma_table.hpp), specialised at
 // compile time. Floating-point kinds follow the fp32-fma-chain-k-order policy
-// (mfma_arithmetic.hpp); i8 kinds accumulate exactly in int32 with wrap-around.
+// (mfma_arithmetic.hpp), f8f6f4 kinds writing every NaN as the canonical quiet
+// NaN; i8 kinds accumulate exactly in int32 with wrap-around.
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
+#include "runtime/emulator/mfma_f8f6f4.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
 namespace cdna4::emu {
@@ -14,6 +17,8 @@ namespace {
 
 using gfx950::Element;
 using gfx950::kMfmaKinds;
+
+constexpr uint32_t kCanonicalNaN = 0x7fc00000;
 
 float bf16_to_float(uint32_t v) { return as_float(v << 16); }
 
@@ -30,20 +35,16 @@ template <Element E> auto element_value(uint32_t bits) {
   else return int32_t(int8_t(bits));
 }
 
-template <size_t I> void mfma(Wave& w, const Inst& in) {
+// A * B of the bf16, f16 and i8 kinds: A / B elements kPerReg to a dword.
+template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc) {
   constexpr gfx950::MfmaInfo kind = kMfmaKinds[I];
   constexpr int M = kind.m, N = kind.n, K = kind.k;
   constexpr int kPerLane = K / (kLanes / M);
   constexpr int kPerReg = kPerLane / kind.ab_regs;
   constexpr int kBits = 32 / kPerReg;
   constexpr uint32_t kMask = (1u << kBits) - 1;
-  constexpr int kOutRegs = M * N / kLanes;
   static_assert(M == N && kPerLane * (kLanes / M) == K && kPerReg * kind.ab_regs == kPerLane);
-  using T = decltype(element_value<kind.element>(0));
-  if (w.exec() != ~0ull) w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
-  if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
-    w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
-  alignas(32) T a[M * K], b[K * N], acc[M * N];
+  alignas(32) T a[M * K], b[K * N];
   for (int r = 0; r < kind.ab_regs; ++r) {
     const uint32_t* ra = w.v(in.src[0].index + r);
     const uint32_t* rb = w.v(in.src[1].index + r);
@@ -54,12 +55,6 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
         b[kk * N + l % N] = element_value<kind.element>((rb[l] >> (kBits * e)) & kMask);
       }
   }
-  auto row_of = [](int l, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * (l / N) + r % 4; };
-  const Operand& c = in.src[2];
-  for (int r = 0; r < kOutRegs; ++r)
-    for (int l = 0; l < kLanes; ++l)
-      acc[row_of(l, r) * N + l % N] =
-          std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
   if constexpr (kind.element == Element::i8) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
@@ -70,6 +65,30 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   } else {
     mfma_fma_chain(M, N, K, a, b, acc);
   }
+}
+
+template <size_t I> void mfma(Wave& w, const Inst& in) {
+  constexpr gfx950::MfmaInfo kind = kMfmaKinds[I];
+  constexpr int M = kind.m, N = kind.n, K = kind.k;
+  constexpr int kOutRegs = M * N / kLanes;
+  using T = std::conditional_t<kind.element == Element::i8, int32_t, float>;
+  if (w.exec() != ~0ull) w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
+  if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
+    w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
+  alignas(32) T acc[M * N];
+  auto row_of = [](int l, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * (l / N) + r % 4; };
+  const Operand& c = in.src[2];
+  for (int r = 0; r < kOutRegs; ++r)
+    for (int l = 0; l < kLanes; ++l)
+      acc[row_of(l, r) * N + l % N] =
+          std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
+  if constexpr (kind.f8f6f4) {
+    mfma_f8f6f4_multiply(w, in, kind, acc);
+    for (T& x : acc)
+      if (std::isnan(x)) x = std::bit_cast<float>(kCanonicalNaN);
+  } else {
+    multiply<I>(w, in, acc);
+  }
   for (int r = 0; r < kOutRegs; ++r) {
     uint32_t* d = w.v(in.dst[0].index + r);
     for (int l = 0; l < kLanes; ++l) d[l] = std::bit_cast<uint32_t>(acc[row_of(l, r) * N + l % N]);
@@ -77,8 +96,12 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   w.wg->mfma_macs += uint64_t(M) * N * K;
 }
 
+constexpr uint16_t flags_of(const gfx950::MfmaInfo& kind) {
+  return (kind.f8f6f4 ? hflag::kMatrixFormats : 0) | (kind.scaled ? hflag::kMatrixScales : 0);
+}
+
 template <size_t... I> void register_kinds(HandlerRegistry& r, std::index_sequence<I...>) {
-  (r.add(kMfmaKinds[I].opcode, {mfma<I>, OperandForm::Matrix, 0, uint32_t(I)}), ...);
+  (r.add(kMfmaKinds[I].opcode, {mfma<I>, OperandForm::Matrix, flags_of(kMfmaKinds[I]), uint32_t(I)}), ...);
 }
 
 }  // namespace

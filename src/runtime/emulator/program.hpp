@@ -54,6 +54,18 @@ constexpr uint8_t kNegHigh = 4;       // neg_hi: negate the value feeding the hi
 constexpr uint8_t kHalfHigh = 8;      // 16-bit VOP3 op_sel: a source reads, dst[0] writes, its high half
 }  // namespace packed_sel
 
+// f8f6f4 MFMAs: A's and B's formats (cbsz / blgp codes) and, for the scaled
+// kinds, the byte of each scale VGPR that op_sel / op_sel_hi pick, in Inst::offset.
+namespace matrix_sel {
+constexpr int64_t pack(int64_t cbsz, int64_t blgp, int64_t scale_a_byte, int64_t scale_b_byte) {
+  return cbsz | blgp << 4 | scale_a_byte << 8 | scale_b_byte << 12;
+}
+constexpr int format_a(int64_t offset) { return int(offset & 15); }
+constexpr int format_b(int64_t offset) { return int(offset >> 4 & 15); }
+constexpr int scale_byte_a(int64_t offset) { return int(offset >> 8 & 3); }
+constexpr int scale_byte_b(int64_t offset) { return int(offset >> 12 & 3); }
+}  // namespace matrix_sel
+
 // A register range an instruction reads or writes; the race checker walks these.
 // Memory operations complete asynchronously on one of three in-order queues.
 enum class AsyncClass : uint8_t { None = 0, Vector = 1, Lds = 2, Scalar = 3 };
@@ -71,11 +83,11 @@ struct Inst {
   uint32_t size = 0;
   uint32_t id = 0;       // index into Program::insts (and names/disasm)
   Operand dst[2];        // dst[0]: vdst/sdst, dst[1]: carry-out / compare mask
-  Operand src[4];
+  Operand src[5];        // scaled MFMAs: A, B, C, A scale, B scale
   uint8_t num_src = 0;
   uint8_t clamp = 0;
   uint8_t omod = 0;
-  int64_t offset = 0;    // memory instruction offset, SOPP/SOPK immediate
+  int64_t offset = 0;    // memory instruction offset, SOPP/SOPK immediate, matrix_sel
   uint32_t target = 0;   // branch target as instruction index
   uint32_t aux = 0;      // per-family extra (memory dwords, flags)
   AsyncClass async = AsyncClass::None;  // queue a memory instruction's completion goes to

@@ -1,0 +1,89 @@
+// The CPU reference for gfx950's low-precision element types (reference.hpp).
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "cdna4/error.hpp"
+#include "cdna4/reference.hpp"
+#include "common/element_formats.hpp"
+
+namespace cdna4 {
+namespace {
+
+gfx950::Element low_precision(DataType type) {
+  switch (type) {
+    case DataType::fp8: return gfx950::Element::fp8;
+    case DataType::bf8: return gfx950::Element::bf8;
+    case DataType::fp6: return gfx950::Element::fp6;
+    case DataType::bf6: return gfx950::Element::bf6;
+    case DataType::fp4: return gfx950::Element::fp4;
+    default: throw Error("reference: expected an fp8, bf8, fp6, bf6 or fp4 element type");
+  }
+}
+
+uint32_t code_at(std::span<const uint8_t> bytes, int bits, int64_t i) {
+  const int64_t bit = bits * i;
+  uint32_t word = 0;
+  for (int64_t byte = bit / 8; byte <= (bit + bits - 1) / 8; ++byte)
+    word |= uint32_t(bytes[size_t(byte)]) << (8 * (byte - bit / 8));
+  return (word >> (bit % 8)) & ((1u << bits) - 1);
+}
+
+// The values of a packed rows x cols matrix.
+std::vector<float> unpack(DataType type, std::span<const uint8_t> bytes, int64_t rows, int64_t cols, const char* name) {
+  const gfx950::Element e = low_precision(type);
+  const int bits = gfx950::bits_of(e);
+  if (int64_t(bytes.size()) * 8 < rows * cols * bits)
+    throw Error(fmt::format("reference: {} holds {} bytes, {} x {} elements of {} bits need {}", name, bytes.size(),
+                            rows, cols, bits, (rows * cols * bits + 7) / 8));
+  std::vector<float> values(size_t(rows * cols));
+  for (int64_t i = 0; i < rows * cols; ++i) values[size_t(i)] = gfx950::element_value(e, code_at(bytes, bits, i));
+  return values;
+}
+
+void check_scales(std::span<const uint8_t> scales, int64_t count, const char* name) {
+  if (!scales.empty() && int64_t(scales.size()) != count)
+    throw Error(fmt::format("reference: {} holds {} scale bytes, expected {}", name, scales.size(), count));
+}
+
+}  // namespace
+
+float decode_element(DataType type, uint32_t bits) { return gfx950::element_value(low_precision(type), bits); }
+
+uint32_t encode_element(DataType type, float value) { return gfx950::encode_element(low_precision(type), value); }
+
+std::vector<uint8_t> pack_elements(DataType type, std::span<const uint32_t> codes) {
+  const int bits = gfx950::bits_of(low_precision(type));
+  std::vector<uint8_t> bytes((codes.size() * bits + 7) / 8, 0);
+  for (size_t i = 0; i < codes.size(); ++i)
+    for (int b = 0; b < bits; ++b)
+      if ((codes[i] >> b) & 1) bytes[(i * bits + b) / 8] |= uint8_t(1u << ((i * bits + b) % 8));
+  return bytes;
+}
+
+std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, DataType type_b,
+                                  std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
+                                  std::span<const uint8_t> scale_a, std::span<const uint8_t> scale_b) {
+  constexpr int kBlock = gfx950::kScaleBlock;
+  if ((!scale_a.empty() || !scale_b.empty()) && k % kBlock != 0)
+    throw Error(fmt::format("reference: scaled K must be a multiple of {}, got {}", kBlock, k));
+  const std::vector<float> av = unpack(type_a, a, m, k, "A"), bv = unpack(type_b, b, k, n, "B");
+  check_scales(scale_a, m * (k / kBlock), "scale_a");
+  check_scales(scale_b, (k / kBlock) * n, "scale_b");
+  auto scale_of = [](std::span<const uint8_t> s, int64_t i) {
+    return s.empty() ? uint8_t(gfx950::kScaleBias) : s[size_t(i)];
+  };
+  std::vector<float> c(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t x = 0; x < k; ++x)
+        acc = gfx950::fma_block_scaled(av[size_t(i * k + x)], bv[size_t(x * n + j)],
+                                       scale_of(scale_a, i * (k / kBlock) + x / kBlock),
+                                       scale_of(scale_b, (x / kBlock) * n + j), acc);
+      c[size_t(i * n + j)] = std::isnan(acc) ? std::bit_cast<float>(0x7fc00000u) : acc;
+    }
+  return c;
+}
+
+}  // namespace cdna4
