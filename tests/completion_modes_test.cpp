@@ -52,12 +52,13 @@ TEST_CASE("every shipped schedule gives the same bits in both completion modes",
   for (const auto& file : schedule_test::shipped_files()) {
     const Schedule s = schedule_test::load(file);
     const int64_t m = 2 * s.tile_m + 37, n = s.tile_n + 19, k = 3 * s.tile_k;  // ragged, several K trips
-    const auto a = test::random_matrix(size_t(m * k), 5), b = test::random_matrix(size_t(k * n), 6);
+    const auto a = test::typed_matrix(s.type_a, size_t(m * k), false, 5);
+    const auto b = test::typed_matrix(s.type_b, size_t(k * n), false, 6);
     Device dev = Device::emulator();
     for (OutType out : {OutType::f32, OutType::bf16}) {
-      INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, out == OutType::f32 ? "f32" : "bf16"));
-      const GemmRun late = run_gemm(dev, s, m, n, k, a, b, out, mode(false));
-      const GemmRun instant = run_gemm(dev, s, m, n, k, a, b, out, mode(true));
+      INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, to_string(out)));
+      const GemmRun late = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(false));
+      const GemmRun instant = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(true));
       CHECK(late.launch.races.empty());
       CHECK(late.c == instant.c);
     }

@@ -2,12 +2,14 @@
 // set of shapes (tile-exact, two tiles, ragged, K below one tile, M=1, N=1, K=1),
 // under randomized memory completion with several seeds.
 //
-// References (raw bits of every element compared):
-// - integer-valued bf16 inputs: every partial sum is exact in fp32, so the
-//   result is the same under any summation order and holds on any hardware;
-// - normally distributed bf16 inputs: the emulator's documented MFMA policy
-//   (one fp32 FMA chain per element in k order from 0), see docs/emulator.md.
-// bf16 output is the fp32 result rounded to nearest even.
+// Inputs in each schedule's types.a / types.b. References (raw bits of every
+// element compared):
+// - integer-valued inputs: every partial sum is exact in fp32, so the result is
+//   the same under any summation order and holds on any hardware;
+// - normally distributed inputs rounded into the type: the emulator's
+//   documented MFMA policy (one fp32 FMA chain per element in k order from 0,
+//   every product exact), see docs/emulator.md.
+// bf16 and f16 output: the fp32 result rounded to nearest even.
 #include <catch2/catch.hpp>
 
 #include <tuple>
@@ -40,19 +42,18 @@ std::vector<Case> shapes_for(const Schedule& s) {
 }
 
 void check_gemm(const Schedule& s, const Case& c, OutType out, bool integer_data, uint64_t seed) {
-  const auto a = integer_data ? test::integer_matrix(size_t(c.m * c.k), 11 + uint32_t(seed))
-                              : test::random_matrix(size_t(c.m * c.k), 11 + uint32_t(seed));
-  const auto b = integer_data ? test::integer_matrix(size_t(c.k * c.n), 23 + uint32_t(seed))
-                              : test::random_matrix(size_t(c.k * c.n), 23 + uint32_t(seed));
+  const auto a = test::typed_matrix(s.type_a, size_t(c.m * c.k), integer_data, 11 + uint32_t(seed));
+  const auto b = test::typed_matrix(s.type_b, size_t(c.k * c.n), integer_data, 23 + uint32_t(seed));
   EmulatorConfig config;
   config.seed = seed;
   Device device = Device::emulator(config);
-  const GemmRun run = run_gemm(device, s, c.m, c.n, c.k, a, b, out);
-  const auto expected = to_output_bits(reference_gemm(a, b, c.m, c.n, c.k), out == OutType::bf16);
-  INFO(fmt::format("{} {} {}x{}x{} {} {} data, seed {}", s.name, c.what, c.m, c.n, c.k,
-                   out == OutType::f32 ? "f32" : "bf16", integer_data ? "integer" : "random", seed));
+  const GemmRun run = run_gemm_packed(device, s, c.m, c.n, c.k, a, b, out);
+  const DataType out_type = out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
+  const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, c.m, c.n, c.k), out_type);
+  INFO(fmt::format("{} {} {}x{}x{} {} {} data, seed {}", s.name, c.what, c.m, c.n, c.k, to_string(out),
+                   integer_data ? "integer" : "random", seed));
   CHECK(run.launch.races.empty());
-  CHECK(differing_elements(run.c, expected, out == OutType::f32 ? 4 : 2) == 0);
+  CHECK(differing_elements(run.c, expected, size_t(element_bytes(out))) == 0);
 }
 
 }  // namespace
@@ -68,6 +69,7 @@ TEST_CASE("every shipped schedule is bit-exact on the emulator", "[gemm][bitexac
           check_gemm(s, c, out, true, 1);
           check_gemm(s, c, out, false, 2);
         }
+      check_gemm(s, {257, 130, 96, "ragged, f16 C"}, OutType::f16, false, 2);
     }
   }
 }

@@ -35,4 +35,16 @@ inline std::vector<uint16_t> random_matrix(size_t count, uint32_t seed) {
   return out;
 }
 
+// count elements of `type`, packed densely: small integers (-range..range, as
+// the type can hold them exactly: fp4 reaches 6, fp6 7.5) or normally
+// distributed values rounded into the type.
+inline std::vector<uint8_t> typed_matrix(DataType type, size_t count, bool integers, uint32_t seed, int range = 4) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> whole(-range, range);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint32_t> codes(count);
+  for (auto& c : codes) c = encode_element(type, integers ? float(whole(rng)) : normal(rng));
+  return pack_elements(type, codes);
+}
+
 }  // namespace cdna4::test

@@ -21,23 +21,23 @@ uint16_t float_to_bf16(float value);
 std::vector<float> reference_gemm(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, int64_t m,
                                   int64_t n, int64_t k);
 
-// Low-precision elements, DataType fp8, bf8, fp6, bf6 and fp4, as gfx950's f8f6f4
-// MFMAs read them (OCP formats, subnormals kept): fp8 E4M3 (bias 7, no
+// Operand elements as gfx950's MFMAs read them: bf16 and f16 (IEEE), and the
+// low-precision DataType fp8, bf8, fp6, bf6 and fp4 of the f8f6f4 MFMAs (OCP formats, subnormals kept): fp8 E4M3 (bias 7, no
 // infinities, S.1111.111 is NaN, max 448), bf8 E5M2 (bias 15, IEEE infinities
 // and NaNs, max 57344), fp6 E2M3 (bias 1, max 7.5), bf6 E3M2 (bias 3, max 28),
 // fp4 E2M1 (bias 1, max 6); the last three have no infinity or NaN. `bits` are
-// the low 8, 6 or 4 bits.
+// the low 16, 8, 6 or 4 bits.
 float decode_element(DataType type, uint32_t bits);
 // Round to nearest even. Beyond the largest finite value bf8 goes to infinity,
 // fp8, fp6, bf6 and fp4 saturate to that value; NaN becomes bf8 0x7e / fp8 0x7f
 // (with its sign), and saturates like an infinity of its sign in fp6, bf6, fp4.
 uint32_t encode_element(DataType type, float value);
-// Element i at bits [w*i, w*i + w) of the byte string, little-endian (w = 8, 6,
-// 4: fp6 packs 4 elements in 3 bytes, fp4 2 per byte, low nibble first).
+// Element i at bits [w*i, w*i + w) of the byte string, little-endian (w = 16, 8,
+// 6, 4: fp6 packs 4 elements in 3 bytes, fp4 2 per byte, low nibble first).
 std::vector<uint8_t> pack_elements(DataType type, std::span<const uint32_t> codes);
 
 // C (M x N, row-major fp32) = (A x scale_a) * (B x scale_b): A M x K and B K x N
-// row-major, packed as pack_elements, of types fp8, bf8, fp6, bf6 or fp4. Scales
+// row-major, packed as pack_elements, of any operand type (bf16 and f16 take no scales). Scales
 // are E8M0 bytes (2^(e - 127), 255 NaN), one per 32 consecutive k (OCP
 // Microscaling): scale_a M x K/32 row-major (row i, block k/32), scale_b K/32 x N
 // row-major; empty = 1.0. Each element is one fp32 chain over k in order from
@@ -49,6 +49,9 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
 
 // The reference as raw output bits: fp32, or bf16 rounded to nearest even.
 std::vector<uint8_t> to_output_bits(const std::vector<float>& c, bool bf16);
+// The same for out = f32, bf16 or f16 (f16: nearest even, beyond 65504 to
+// infinity, NaN the quiet 0x7e00 with its sign, as the kernels' v_cvt_f16_f32).
+std::vector<uint8_t> to_output_bits(const std::vector<float>& c, DataType out);
 
 // Elements whose raw bits differ (element size 4 or 2); SIZE_MAX if the sizes differ.
 size_t differing_elements(const std::vector<uint8_t>& x, const std::vector<uint8_t>& y, size_t element_bytes);

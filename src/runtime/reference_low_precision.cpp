@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstring>
 
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
@@ -10,14 +11,16 @@
 namespace cdna4 {
 namespace {
 
-gfx950::Element low_precision(DataType type) {
+gfx950::Element operand_element(DataType type) {
   switch (type) {
+    case DataType::bf16: return gfx950::Element::bf16;
+    case DataType::f16: return gfx950::Element::f16;
     case DataType::fp8: return gfx950::Element::fp8;
     case DataType::bf8: return gfx950::Element::bf8;
     case DataType::fp6: return gfx950::Element::fp6;
     case DataType::bf6: return gfx950::Element::bf6;
     case DataType::fp4: return gfx950::Element::fp4;
-    default: throw Error("reference: expected an fp8, bf8, fp6, bf6 or fp4 element type");
+    default: throw Error("reference: expected a bf16, f16, fp8, bf8, fp6, bf6 or fp4 element type");
   }
 }
 
@@ -31,7 +34,7 @@ uint32_t code_at(std::span<const uint8_t> bytes, int bits, int64_t i) {
 
 // The values of a packed rows x cols matrix.
 std::vector<float> unpack(DataType type, std::span<const uint8_t> bytes, int64_t rows, int64_t cols, const char* name) {
-  const gfx950::Element e = low_precision(type);
+  const gfx950::Element e = operand_element(type);
   const int bits = gfx950::bits_of(e);
   if (int64_t(bytes.size()) * 8 < rows * cols * bits)
     throw Error(fmt::format("reference: {} holds {} bytes, {} x {} elements of {} bits need {}", name, bytes.size(),
@@ -48,12 +51,12 @@ void check_scales(std::span<const uint8_t> scales, int64_t count, const char* na
 
 }  // namespace
 
-float decode_element(DataType type, uint32_t bits) { return gfx950::element_value(low_precision(type), bits); }
+float decode_element(DataType type, uint32_t bits) { return gfx950::element_value(operand_element(type), bits); }
 
-uint32_t encode_element(DataType type, float value) { return gfx950::encode_element(low_precision(type), value); }
+uint32_t encode_element(DataType type, float value) { return gfx950::encode_element(operand_element(type), value); }
 
 std::vector<uint8_t> pack_elements(DataType type, std::span<const uint32_t> codes) {
-  const int bits = gfx950::bits_of(low_precision(type));
+  const int bits = gfx950::bits_of(operand_element(type));
   std::vector<uint8_t> bytes((codes.size() * bits + 7) / 8, 0);
   for (size_t i = 0; i < codes.size(); ++i)
     for (int b = 0; b < bits; ++b)
@@ -84,6 +87,17 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
       c[size_t(i * n + j)] = std::isnan(acc) ? std::bit_cast<float>(0x7fc00000u) : acc;
     }
   return c;
+}
+
+std::vector<uint8_t> to_output_bits(const std::vector<float>& c, DataType out) {
+  if (out == DataType::f32 || out == DataType::bf16) return to_output_bits(c, out == DataType::bf16);
+  if (out != DataType::f16) throw Error(fmt::format("reference: {} is not an output type (f32, bf16, f16)", to_string(out)));
+  std::vector<uint8_t> bytes(c.size() * 2);
+  for (size_t i = 0; i < c.size(); ++i) {
+    const uint16_t h = uint16_t(gfx950::encode_element(gfx950::Element::f16, c[i]));
+    std::memcpy(&bytes[2 * i], &h, 2);
+  }
+  return bytes;
 }
 
 }  // namespace cdna4

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "common/mfma_table.hpp"
 
 namespace cdna4::codegen::isa {
@@ -81,9 +83,17 @@ bool is_lds_dma(const Instruction& i) {
   return starts_with(i.mnemonic, "buffer_load") && i.modifiers.find("lds") != std::string::npos;
 }
 
+// An f8f6f4 MFMA's format from its "cbsz:N" / "blgp:N" modifier (absent: fp8).
+static gfx950::Element format_of(const std::string& modifiers, const char* key) {
+  const size_t at = modifiers.find(key);
+  const int code = at == std::string::npos ? 0 : modifiers[at + std::strlen(key)] - '0';
+  return gfx950::f8f6f4_element(code).value_or(gfx950::Element::fp8);
+}
+
 int mfma_passes(const Instruction& i) {
   const gfx950::MfmaInfo* kind = gfx950::find_mfma(i.mnemonic);
-  return kind ? kind->passes : 0;
+  if (!kind) return 0;
+  return gfx950::mfma_passes(*kind, format_of(i.modifiers, "cbsz:"), format_of(i.modifiers, "blgp:"));
 }
 
 int wait_states(const Instruction& i) {
