@@ -1,0 +1,98 @@
+// Operand types: every pair the MFMAs take that the lowering handles is
+// bit-exact on the emulator; every pair they cannot take, fp6 / bf6 operands
+// and K off the 16-byte granule are refused with a message naming the cause.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "cdna4/gemm.hpp"
+#include "gemm_support.hpp"
+#include "schedule_test_support.hpp"
+
+using namespace cdna4;
+using nlohmann::ordered_json;
+
+namespace {
+
+// The fp8 baseline with other types and the planner's ops.
+ordered_json fp8_baseline(const char* a, const char* b) {
+  auto j = ordered_json::parse(schedule_test::read_text(schedule_test::schedules_dir() + "baseline_fp8_256x256x128_w8.json"));
+  j["name"] = fmt::format("types_{}_{}", a, b);
+  j["types"]["a"] = a;
+  j["types"]["b"] = b;
+  j.erase("ops");
+  j["num_stages"] = 2;
+  return j;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("f8f6f4 operand pairs of equal width are bit-exact on the emulator", "[gemm][types]") {
+  const std::pair<const char*, const char*> pairs[] = {{"fp8", "bf8"}, {"bf8", "fp8"}, {"bf8", "bf8"}, {"fp4", "fp4"}};
+  for (auto [ta, tb] : pairs) {
+    const Schedule s = parse_schedule(fp8_baseline(ta, tb).dump());
+    for (bool integers : {true, false}) {
+      const int64_t m = 257, n = 130, k = integers ? 512 : 160;  // ragged M, N; K several tiles or a partial one
+      const auto a = test::typed_matrix(s.type_a, size_t(m * k), integers, 7);
+      const auto b = test::typed_matrix(s.type_b, size_t(k * n), integers, 8);
+      Device device = Device::emulator();
+      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32);
+      const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::f32);
+      INFO(fmt::format("{} x {}, {} data", ta, tb, integers ? "integer" : "random"));
+      CHECK(run.launch.races.empty());
+      CHECK(differing_elements(run.c, expected, 4) == 0);
+    }
+  }
+}
+
+TEST_CASE("types an MFMA cannot take are refused, naming the JSON path and the MFMAs that can", "[schedule][types]") {
+  auto parse_error = [](const ordered_json& j) { return error_of([&] { parse_schedule(j.dump(), "s.json"); }); };
+  auto bf16 = ordered_json::parse(schedule_test::read_text(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json"));
+  bf16["types"]["b"] = "fp8";
+  CHECK(parse_error(bf16) ==
+        "s.json: types.b: v_mfma_f32_16x16x32_bf16 does not take fp8 operands (it takes bf16 x bf16); for fp8 use "
+        "v_mfma_f32_16x16x128_f8f6f4, v_mfma_f32_32x32x64_f8f6f4");
+  bf16["types"]["b"] = "f16";
+  CHECK_THAT(parse_error(bf16), Catch::Contains("does not take f16 operands") &&
+                                    Catch::Contains("for f16 use v_mfma_f32_16x16x32_f16, v_mfma_f32_32x32x16_f16"));
+  auto fp8 = fp8_baseline("bf16", "fp8");
+  CHECK_THAT(parse_error(fp8), Catch::StartsWith("s.json: types.a: v_mfma_f32_16x16x128_f8f6f4 does not take bf16 "
+                                                 "operands (it takes fp8, bf8, fp6, bf6 or fp4)"));
+  CHECK_THAT(parse_error(fp8_baseline("fp8", "f32")), Catch::StartsWith("s.json: types.b: expected one of"));
+  CHECK_THAT(parse_error(fp8_baseline("fp6", "fp6")),
+             Catch::StartsWith("s.json: types.a: fp6 operands are not supported yet"));
+}
+
+TEST_CASE("operand widths the lowering does not pair, and K off the granule, are refused", "[gemm][types]") {
+  const Schedule mixed = parse_schedule(fp8_baseline("fp8", "fp4").dump());
+  CHECK_THAT(error_of([&] { compile(mixed, test::shape(256, 256, 256)); }),
+             Catch::Contains("A (fp8) and B (fp4) of different widths are not lowered yet"));
+  const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
+  CHECK_THAT(error_of([&] { compile(fp8, test::shape(256, 256, 136)); }),
+             Catch::Contains("K must be a multiple of 16 (each lane loads 16 consecutive k, 16 bytes)"));
+  const Schedule fp4 = parse_schedule(fp8_baseline("fp4", "fp4").dump());
+  CHECK_THAT(error_of([&] { compile(fp4, test::shape(256, 256, 144)); }), Catch::Contains("K must be a multiple of 32"));
+  GemmShape ld = test::shape(256, 256, 256);
+  ld.lda = 264;
+  CHECK_THAT(error_of([&] { compile(fp8, ld); }), Catch::Contains("lda and ldb must be multiples of 16 elements"));
+  // run_gemm pads K to the granule instead, with exact zeros.
+  Device device = Device::emulator();
+  const auto a = test::typed_matrix(DataType::fp8, 40 * 5, true, 1), b = test::typed_matrix(DataType::fp8, 5 * 24, true, 2);
+  const GemmRun run = run_gemm_packed(device, fp8, 40, 24, 5, a, b, OutType::bf16);
+  CHECK(differing_elements(run.c, to_output_bits(reference_gemm(DataType::fp8, a, DataType::fp8, b, 40, 24, 5), DataType::bf16), 2) == 0);
+  // The bf16 entry point names the packed one for other types.
+  CHECK_THAT(error_of([&] { run_gemm(device, fp8, 16, 16, 16, std::vector<uint16_t>(256), std::vector<uint16_t>(256), OutType::f32); }),
+             Catch::Contains("takes fp8 x fp8 operands; pass them packed to run_gemm_packed"));
+}
