@@ -96,3 +96,18 @@ TEST_CASE("operand widths the lowering does not pair, and K off the granule, are
   CHECK_THAT(error_of([&] { run_gemm(device, fp8, 16, 16, 16, std::vector<uint16_t>(256), std::vector<uint16_t>(256), OutType::f32); }),
              Catch::Contains("takes fp8 x fp8 operands; pass them packed to run_gemm_packed"));
 }
+
+TEST_CASE("a workgroup whose waves cannot all hold their registers at once is refused", "[gemm][types]") {
+  // The two-cluster fp8 schedule with its MFMAs one stage after the reads: every
+  // fragment needs two register copies, 352 registers a wave, and 8 waves put
+  // two on each SIMD (512 registers per lane).
+  auto j = ordered_json::parse(schedule_test::read_text(schedule_test::schedules_dir() + "twocluster_fp8_256x256x128_w8.json"));
+  for (auto& op : j["ops"])
+    if (op["op"] == "mfma" || op["op"] == "setprio") op["stage"] = 2;
+  const Schedule s = parse_schedule(j.dump());
+  CompileOptions unverified;
+  unverified.verify = false;
+  CHECK_THAT(error_of([&] { compile(s, test::shape(512, 512, 512), unverified); }),
+             Catch::Contains("8 waves put 2 on each SIMD, and 352 registers per wave") &&
+                 Catch::Contains("the workgroup could never launch"));
+}

@@ -38,6 +38,8 @@ TEST_CASE("reference executor: shipped schedules are safe, the seeds' bugs are n
 TEST_CASE("mutation test: the verifier rejects every unsafe mutant", "[schedule][mutation]") {
   int total = 0, killed = 0, safe = 0, safe_rejected = 0, unsafe_accepted = 0;
   for (const auto& file : schedule_test::shipped_files()) {
+    // The f16 variants have their bf16 schedule's ops, so the same mutants.
+    if (file.find("_f16_") != std::string::npos) continue;
     const Schedule s = schedule_test::planned(file);
     REQUIRE(verify(s).accepted());
     int file_total = 0, file_killed = 0, file_safe = 0;

@@ -91,6 +91,12 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   if (round_up(p.vgprs, 4) + p.agprs > kMaxUnified)
     throw Error(fmt::format("schedule {}: {} VGPRs + {} AGPRs exceed the {} registers per lane", s.name, p.vgprs,
                             p.agprs, kMaxUnified));
+  // A workgroup's waves share the 4 SIMDs' register files: all must fit at once.
+  const int waves_per_simd = (s.waves + 3) / 4, per_wave = round_up(round_up(p.vgprs, 4) + p.agprs, 8);
+  if (waves_per_simd * per_wave > kMaxUnified)
+    throw Error(fmt::format("schedule {}: {} waves put {} on each SIMD, and {} registers per wave ({} VGPRs + {} "
+                            "AGPRs) for each exceed the SIMD's {} per lane: the workgroup could never launch",
+                            s.name, s.waves, waves_per_simd, per_wave, p.vgprs, p.agprs, kMaxUnified));
   return p;
 }
 
