@@ -11,6 +11,7 @@
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/gemm.hpp"
+#include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
@@ -196,6 +197,39 @@ void gemm_workload(unsigned hw) {
   }
 }
 
+// Low-precision schedules at 1024^3: integer data in the schedule's types,
+// checked bit for bit against the typed reference.
+void low_precision_workload(unsigned hw) {
+  const int n = 1024;
+  for (const char* name : {"baseline_fp8_256x256x128_w8", "pingpong_fp8_256x256x128_w8",
+                           "twocluster_fp8_256x256x128_w8"}) {
+    const cdna4::Schedule s = cdna4::load_schedule(std::string(CDNA4_SOURCE_DIR) + "/schedules/" + name + ".json");
+    std::vector<uint32_t> ca(size_t(n) * n), cb(size_t(n) * n);
+    for (size_t i = 0; i < ca.size(); ++i) {
+      ca[i] = cdna4::encode_element(s.type_a, float(int((i * 2654435761u >> 9) % 9) - 4));
+      cb[i] = cdna4::encode_element(s.type_b, float(int((i * 40503u >> 5) % 7) - 3));
+    }
+    const auto a = cdna4::pack_elements(s.type_a, ca), b = cdna4::pack_elements(s.type_b, cb);
+    const auto want = cdna4::to_output_bits(cdna4::reference_gemm(s.type_a, a, s.type_b, b, n, n, n), cdna4::DataType::f32);
+    for (unsigned threads : {1u, hw}) {
+      cdna4::EmulatorConfig config;
+      config.instant_completion = true;
+      config.threads = threads;
+      cdna4::Device device = cdna4::Device::emulator(config);
+      double best = 1e30, macs = 0;
+      bool exact = true;
+      for (int rep = 0; rep < 2; ++rep) {
+        const cdna4::GemmRun run = cdna4::run_gemm_packed(device, s, n, n, n, a, b, cdna4::OutType::f32);
+        exact = exact && run.c == want;
+        if (run.launch.seconds < best) best = run.launch.seconds, macs = double(run.launch.mfma_macs);
+      }
+      fmt::print("1024^3 {} x {} GEMM, {} (instant, {} thread{}): {:.2f} GMAC/s, kernel {:.3f} s; C {} reference\n",
+                 cdna4::to_string(s.type_a), cdna4::to_string(s.type_b), name, threads, threads == 1 ? "" : "s",
+                 macs / best / 1e9, best, exact ? "==" : "!=");
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -225,5 +259,6 @@ int main() {
   }
   fmt::print("ratio = native MAC/s / emulated MAC/s on one thread (goal: <= 4x)\n");
   gemm_workload(hw);
+  low_precision_workload(hw);
   return 0;
 }
