@@ -77,3 +77,37 @@ TEST_CASE("cdna4-asmgen compiles a schedule to every output kind", "[cli][codege
   CHECK(verify.status == 1);
   CHECK(verify.output.find("rejected") != std::string::npos);
 }
+
+TEST_CASE("cdna4-gemm takes data in the schedule's types", "[cli][gemm][types]") {
+  test::TempDir dir;
+  const int64_t m = 70, n = 90, k = 64;
+  const auto a = test::typed_matrix(DataType::fp8, size_t(m * k), false, 3);
+  const auto b = test::typed_matrix(DataType::fp8, size_t(k * n), false, 4);
+  test::write_binary(dir.file("a.bin"), a);
+  test::write_binary(dir.file("b.bin"), b);
+  auto r = test::run_command({tool("cdna4-gemm"), schedule("baseline_fp8_256x256x128_w8.json"), "--shape", "70x90x64",
+                              "--a", dir.file("a.bin"), "--b", dir.file("b.bin"), "--out-type", "f16", "--c-out",
+                              dir.file("c.bin"), "--check"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("bit-exact: yes (0 of 6300 elements differ)") != std::string::npos);
+  CHECK((test::read_binary(dir.file("c.bin")) ==
+         to_output_bits(reference_gemm(DataType::fp8, a, DataType::fp8, b, m, n, k), DataType::f16)));
+  for (const char* data : {"integer", "random"}) {
+    auto g = test::run_command({tool("cdna4-gemm"), schedule("pingpong_fp8_256x256x128_w8.json"), "--shape",
+                                "300x260x200", "--data", data, "--check"});
+    INFO(g.output);
+    CHECK(g.status == 0);
+    CHECK(g.output.find("bit-exact: yes") != std::string::npos);
+  }
+  // A file of the wrong size names the type and the bytes it needs.
+  test::write_binary(dir.file("short.bin"), std::vector<uint8_t>(100));
+  auto short_a = test::run_command({tool("cdna4-gemm"), schedule("baseline_fp8_256x256x128_w8.json"), "--shape",
+                                    "64x64x64", "--a", dir.file("short.bin"), "--b", dir.file("b.bin")});
+  CHECK(short_a.status == 1);
+  CHECK(short_a.output.find("A needs 4096 fp8 elements = 4096 bytes") != std::string::npos);
+  auto scale = test::run_command({tool("cdna4-gemm"), schedule("baseline_fp8_256x256x128_w8.json"), "--shape",
+                                  "64x64x64", "--a-scale", dir.file("short.bin")});
+  CHECK(scale.status == 1);
+  CHECK(scale.output.find("has no scaled MFMA (v_mfma_scale_*)") != std::string::npos);
+}

@@ -24,7 +24,7 @@ namespace {
 
 const char* kUsage =
     "usage: cdna4-asmgen [options] INPUT.s\n"
-    "       cdna4-asmgen SCHEDULE.json --shape MxNxK [--out-type f32|bf16] [-o OUT] [--emit ...]\n"
+    "       cdna4-asmgen SCHEDULE.json --shape MxNxK [--out-type f32|bf16|f16] [-o OUT] [--emit ...]\n"
     "       cdna4-asmgen --verify SCHEDULE.json\n"
     "\n"
     "Assembles gfx950 assembly, or compiles a GEMM schedule for a shape, in process\n"
@@ -35,7 +35,7 @@ const char* kUsage =
     "  --emit KIND          asm (.s, schedules only), obj (.o), hsaco, or metadata (.yaml);\n"
     "                       default from the -o extension, else hsaco\n"
     "  --shape MxNxK        GEMM shape for a schedule\n"
-    "  --out-type f32|bf16  C element type for a schedule (default f32)\n"
+    "  --out-type f32|bf16|f16  C element type for a schedule (default f32)\n"
     "  --print-metadata     print each kernel's descriptor fields and the metadata note\n"
     "  --picture            print the steady-state loop body (memory ops, MFMAs, waits, barriers)\n"
     "  --verify FILE.json   plan and verify a schedule; print the verdict and the plan\n"
@@ -88,7 +88,8 @@ Options parse(int argc, char** argv) {
   const bool schedule = ends_with(o.input, ".json");
   if (schedule && o.shape.empty()) throw cdna4::Error("a schedule needs --shape MxNxK");
   if (!schedule && !o.shape.empty()) throw cdna4::Error("--shape applies to a schedule (.json) input");
-  if (o.out_type != "f32" && o.out_type != "bf16") throw cdna4::Error("--out-type takes f32 or bf16");
+  if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
+    throw cdna4::Error("--out-type takes f32, bf16 or f16");
   if (o.emit.empty()) {
     if (ends_with(o.output, ".o")) o.emit = "obj";
     else if (ends_with(o.output, ".s")) o.emit = "asm";
@@ -146,7 +147,7 @@ void print_summary(const cdna4::GemmKernel& k) {
 
 int compile_schedule(const Options& o) {
   cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
-  shape.out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
+  shape.out = o.out_type == "bf16" ? cdna4::OutType::bf16 : o.out_type == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
   const cdna4::Schedule schedule = cdna4::load_schedule(o.input);
   cdna4::CompileOptions options;
   options.keep_assembly = true;

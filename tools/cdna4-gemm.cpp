@@ -1,5 +1,6 @@
 // cdna4-gemm: compile a schedule for a shape and run one GEMM on the emulator or
 // a gfx950, optionally checking every output element against the CPU reference.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -29,18 +30,23 @@ const char* kUsage =
     "usage: cdna4-gemm SCHEDULE.json --shape MxNxK [options]\n"
     "\n"
     "Compiles the schedule for the shape and runs C = A * B once.\n"
-    "A is M x K, B is K x N, both row-major raw little-endian bf16; C is M x N\n"
-    "row-major raw fp32 or bf16. Without input files A and B are generated.\n"
+    "A is M x K, B is K x N, both row-major, in the schedule's types.a / types.b,\n"
+    "elements packed densely (16-bit little-endian; fp8 / bf8 one per byte; fp4 two\n"
+    "per byte, low nibble first); C is M x N row-major raw fp32, bf16 or f16.\n"
+    "Without input files A and B are generated.\n"
     "\n"
     "options:\n"
-    "  --out-type f32|bf16       C element type (default f32)\n"
+    "  --out-type f32|bf16|f16   C element type (default f32)\n"
     "  --device emulator|model|hsa\n"
     "                            where to run (default emulator); model runs on the emulator\n"
     "                            and prints the modeled gfx950 time, TFLOP/s, MFMA\n"
     "                            utilisation and where the waves' time goes\n"
     "  --a FILE --b FILE         input matrices (both or neither)\n"
-    "  --data random|integer     generated data: normal bf16 values, or small integers\n"
-    "                            whose sums are exact in fp32 (default random)\n"
+    "  --data random|integer     generated data: normal values rounded into the type, or\n"
+    "                            small integers whose sums are exact in fp32 (default random)\n"
+    "  --a-scale FILE --b-scale FILE\n"
+    "                            E8M0 scales of an MX-scaled schedule (v_mfma_scale_*);\n"
+    "                            refused while no shipped schedule is scaled\n"
     "  --c-out FILE              write C\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
@@ -67,7 +73,7 @@ const char* kUsage =
 constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
-  std::string schedule, shape, out_type = "f32", device = "emulator", a, b, c_out, data = "random";
+  std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
   uint64_t seed = 1;
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
@@ -91,6 +97,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--device") o.device = value();
     else if (arg == "--a") o.a = value();
     else if (arg == "--b") o.b = value();
+    else if (arg == "--a-scale") o.a_scale = value();
+    else if (arg == "--b-scale") o.b_scale = value();
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned(value(), arg);
@@ -109,7 +117,8 @@ Options parse(int argc, char** argv) {
   }
   if (o.schedule.empty()) throw cdna4::Error("no schedule given (see --help)");
   if (o.shape.empty()) throw cdna4::Error("--shape MxNxK is required");
-  if (o.out_type != "f32" && o.out_type != "bf16") throw cdna4::Error("--out-type takes f32 or bf16");
+  if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
+    throw cdna4::Error("--out-type takes f32, bf16 or f16");
   if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
   if (o.model_only && o.device != "model") throw cdna4::Error("--model-only needs --device model");
@@ -120,21 +129,31 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::vector<uint16_t> read_matrix(const std::string& path, size_t elements, const char* what) {
-  const std::vector<char> bytes = cdna4::tools::read_file_of_size(
-      path, uint64_t(elements) * 2, what, fmt::format("{} needs {} bf16 elements = {} bytes", what, elements, elements * 2));
-  std::vector<uint16_t> out(elements);
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
+std::vector<uint8_t> read_matrix(const std::string& path, cdna4::DataType type, int64_t elements, const char* what) {
+  const size_t bytes = cdna4::packed_bytes(type, elements);
+  const std::vector<char> data = cdna4::tools::read_file_of_size(
+      path, bytes, what, fmt::format("{} needs {} {} elements = {} bytes", what, elements, cdna4::to_string(type), bytes));
+  return std::vector<uint8_t>(data.begin(), data.end());
 }
 
-std::vector<uint16_t> generate(size_t elements, uint64_t seed, bool integer) {
+// Normal values or small integers (-4..4, exact in every type), rounded into `type`.
+std::vector<uint8_t> generate(cdna4::DataType type, int64_t elements, uint64_t seed, bool integer) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> small(-4, 4);
-  std::vector<uint16_t> out(elements);
-  for (auto& x : out) x = cdna4::float_to_bf16(integer ? float(small(rng)) : normal(rng));
-  return out;
+  std::vector<uint32_t> codes(static_cast<size_t>(elements));
+  for (auto& c : codes) c = cdna4::encode_element(type, integer ? float(small(rng)) : normal(rng));
+  return cdna4::pack_elements(type, codes);
+}
+
+cdna4::OutType out_type_named(const std::string& name) {
+  return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
+}
+
+cdna4::DataType as_data_type(cdna4::OutType out) {
+  return out == cdna4::OutType::bf16 ? cdna4::DataType::bf16
+         : out == cdna4::OutType::f16 ? cdna4::DataType::f16
+                                      : cdna4::DataType::f32;
 }
 
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
@@ -150,17 +169,23 @@ int main(int argc, char** argv) {
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     const cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    const auto out = o.out_type == "bf16" ? cdna4::OutType::bf16 : cdna4::OutType::f32;
+    const auto out = out_type_named(o.out_type);
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
     cdna4::GemmShape padded = shape;
-    padded.k = cdna4::checked::round_up<int64_t>(k, 8).value_or(k);
+    const int narrowest = std::min(cdna4::element_bits(schedule.type_a), cdna4::element_bits(schedule.type_b));
+    padded.k = cdna4::checked::round_up<int64_t>(k, 128 / narrowest).value_or(k);
     padded.out = out;
     cdna4::compile(schedule, padded);
-    const size_t a_elements = size_t(m * k), b_elements = size_t(k * n);
+    if (!o.a_scale.empty() || !o.b_scale.empty())
+      throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
+                                     "need one, and no scaled schedule is lowered yet", schedule.name));
+    const int64_t a_elements = m * k, b_elements = k * n;
     const bool integer = o.data == "integer";
-    const auto a = o.a.empty() ? generate(a_elements, o.seed, integer) : read_matrix(o.a, a_elements, "A");
-    const auto b = o.b.empty() ? generate(b_elements, o.seed + 1, integer) : read_matrix(o.b, b_elements, "B");
+    const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
+                               : read_matrix(o.a, schedule.type_a, a_elements, "A");
+    const auto b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer)
+                               : read_matrix(o.b, schedule.type_b, b_elements, "B");
 
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
@@ -174,12 +199,13 @@ int main(int argc, char** argv) {
     launch.time_limit_seconds = o.timeout;
     launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
-    const cdna4::GemmRun run = cdna4::run_gemm(device, schedule, m, n, k, a, b, out, launch);
+    const cdna4::GemmRun run = cdna4::run_gemm_packed(device, schedule, m, n, k, a, b, out, launch);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check) {
-      const auto expected = cdna4::to_output_bits(cdna4::reference_gemm(a, b, m, n, k), out == cdna4::OutType::bf16);
-      diff = cdna4::differing_elements(run.c, expected, out == cdna4::OutType::f32 ? 4 : 2);
+      const auto expected = cdna4::to_output_bits(
+          cdna4::reference_gemm(schedule.type_a, a, schedule.type_b, b, m, n, k), as_data_type(out));
+      diff = cdna4::differing_elements(run.c, expected, size_t(cdna4::element_bytes(out)));
     }
     if (!o.c_out.empty()) {
       std::ofstream f(o.c_out, std::ios::binary);
