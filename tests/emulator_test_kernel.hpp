@@ -88,6 +88,17 @@ struct TestKernel {
   }
 };
 
+// `count` independent 16x16x32 bf16 MFMAs on one accumulator, then s_endpgm:
+// a kernel the model times without memory (kernel "k", 128 VGPRs).
+inline std::vector<uint8_t> mfma_only_hsaco(int count = 4) {
+  KernelShape shape;
+  shape.vgprs = 128;
+  std::string body;
+  for (int i = 0; i < count; ++i) body += "  v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n";
+  body += "  s_endpgm\n";
+  return codegen::build_hsaco(kernel_source(body, shape), "k.s");
+}
+
 // Host buffers whose addresses go into the kernarg segment in order.
 class Args {
  public:

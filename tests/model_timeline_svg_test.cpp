@@ -264,12 +264,7 @@ TEST_CASE("cdna4-gemm and cdna4-run --timeline: with --trace, only on the model 
   CHECK_THAT(unwritable.output, Catch::Contains("cannot write " + dir.file("missing/u.svg")));
 
   // No loop: the window is the whole run.
-  emutest::KernelShape shape;
-  shape.vgprs = 128;
-  std::string body;
-  for (int i = 0; i < 4; ++i) body += "  v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n";
-  body += "  s_endpgm\n";
-  test::write_binary(dir.file("k.hsaco"), codegen::build_hsaco(emutest::kernel_source(body, shape), "k.s"));
+  test::write_binary(dir.file("k.hsaco"), emutest::mfma_only_hsaco());
   auto run = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1", "--block",
                                 "64", "--kernarg-size", "64", "--timeline", dir.file("k.svg")});
   REQUIRE(run.status == 0);
