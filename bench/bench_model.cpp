@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   config.threads = 1;
   cdna4::Device device = cdna4::Device::model(config);
   const std::optional<std::string> mca = bench::find_llvm_mca();
-  fmt::print("modeled MI355X bf16 GEMM, bf16 C (docs/model.md); model-only runs on 1 host thread\n");
+  fmt::print("modeled MI355X GEMM (each schedule's operand types), bf16 C (docs/model.md); model-only runs on 1 host thread\n");
   fmt::print("llvm-mca: {} on the steady-state loop body, {} iterations (docs/model.md \"llvm-mca column\")\n\n",
              mca.value_or("llvm-mca-22 not found"), kMcaIterations);
   fmt::print("| kernel | shape | modeled TFLOP/s | published TFLOP/s | error | MFMA util. | top stalls (% of wave "
