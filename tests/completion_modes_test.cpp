@@ -54,11 +54,13 @@ TEST_CASE("every shipped schedule gives the same bits in both completion modes",
     const int64_t m = 2 * s.tile_m + 37, n = s.tile_n + 19, k = 3 * s.tile_k;  // ragged, several K trips
     const auto a = test::typed_matrix(s.type_a, size_t(m * k), false, 5);
     const auto b = test::typed_matrix(s.type_b, size_t(k * n), false, 6);
+    const auto sa = s.scaled ? test::scale_bytes(size_t(m * (k / 32)), false, 7) : std::vector<uint8_t>{};
+    const auto sb = s.scaled ? test::scale_bytes(size_t((k / 32) * n), false, 8) : std::vector<uint8_t>{};
     Device dev = Device::emulator();
     for (OutType out : {OutType::f32, OutType::bf16}) {
       INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, to_string(out)));
-      const GemmRun late = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(false));
-      const GemmRun instant = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(true));
+      const GemmRun late = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(false), {}, sa, sb);
+      const GemmRun instant = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(true), {}, sa, sb);
       CHECK(late.launch.races.empty());
       CHECK(late.c == instant.c);
     }

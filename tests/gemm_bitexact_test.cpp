@@ -41,15 +41,19 @@ std::vector<Case> shapes_for(const Schedule& s) {
           {33, 17, 1, "K=1"}};
 }
 
-void check_gemm(const Schedule& s, const Case& c, OutType out, bool integer_data, uint64_t seed) {
+void check_gemm(const Schedule& s, Case c, OutType out, bool integer_data, uint64_t seed) {
+  if (s.scaled) c.k = (c.k + 31) / 32 * 32;  // whole MX scale blocks
   const auto a = test::typed_matrix(s.type_a, size_t(c.m * c.k), integer_data, 11 + uint32_t(seed));
   const auto b = test::typed_matrix(s.type_b, size_t(c.k * c.n), integer_data, 23 + uint32_t(seed));
+  // Scales 2^-3 .. 2^3 (1.0 for integer data: sums stay exact).
+  const auto sa = s.scaled ? test::scale_bytes(size_t(c.m * (c.k / 32)), integer_data, 31 + uint32_t(seed)) : std::vector<uint8_t>{};
+  const auto sb = s.scaled ? test::scale_bytes(size_t((c.k / 32) * c.n), integer_data, 37 + uint32_t(seed)) : std::vector<uint8_t>{};
   EmulatorConfig config;
   config.seed = seed;
   Device device = Device::emulator(config);
-  const GemmRun run = run_gemm_packed(device, s, c.m, c.n, c.k, a, b, out);
+  const GemmRun run = run_gemm_packed(device, s, c.m, c.n, c.k, a, b, out, {}, {}, sa, sb);
   const DataType out_type = out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
-  const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, c.m, c.n, c.k), out_type);
+  const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, c.m, c.n, c.k, sa, sb), out_type);
   INFO(fmt::format("{} {} {}x{}x{} {} {} data, seed {}", s.name, c.what, c.m, c.n, c.k, to_string(out),
                    integer_data ? "integer" : "random", seed));
   CHECK(run.launch.races.empty());

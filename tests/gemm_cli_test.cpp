@@ -111,3 +111,27 @@ TEST_CASE("cdna4-gemm takes data in the schedule's types", "[cli][gemm][types]")
   CHECK(scale.status == 1);
   CHECK(scale.output.find("has no scaled MFMA (v_mfma_scale_*)") != std::string::npos);
 }
+
+TEST_CASE("cdna4-gemm takes MX scales for a scaled schedule", "[cli][gemm][types]") {
+  test::TempDir dir;
+  const int64_t m = 70, n = 90, k = 96;
+  const auto a = test::typed_matrix(DataType::fp4, size_t(m * k), false, 3);
+  const auto b = test::typed_matrix(DataType::fp4, size_t(k * n), false, 4);
+  const auto sa = test::scale_bytes(size_t(m * (k / 32)), false, 5), sb = test::scale_bytes(size_t((k / 32) * n), false, 6);
+  test::write_binary(dir.file("a.bin"), a);
+  test::write_binary(dir.file("b.bin"), b);
+  test::write_binary(dir.file("sa.bin"), sa);
+  test::write_binary(dir.file("sb.bin"), sb);
+  auto r = test::run_command({tool("cdna4-gemm"), schedule("baseline_mxfp4_256x256x128_w8.json"), "--shape", "70x90x96",
+                              "--a", dir.file("a.bin"), "--b", dir.file("b.bin"), "--a-scale", dir.file("sa.bin"),
+                              "--b-scale", dir.file("sb.bin"), "--c-out", dir.file("c.bin"), "--check"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("bit-exact: yes (0 of 6300 elements differ)") != std::string::npos);
+  CHECK((test::read_binary(dir.file("c.bin")) ==
+         to_output_bits(reference_gemm(DataType::fp4, a, DataType::fp4, b, m, n, k, sa, sb), DataType::f32)));
+  auto short_scales = test::run_command({tool("cdna4-gemm"), schedule("baseline_mxfp4_256x256x128_w8.json"), "--shape",
+                                         "70x90x96", "--a-scale", dir.file("sb.bin"), "--b-scale", dir.file("sb.bin")});
+  CHECK(short_scales.status == 1);
+  CHECK(short_scales.output.find("A's scales need 210 E8M0 bytes") != std::string::npos);
+}

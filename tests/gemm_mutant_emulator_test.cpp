@@ -36,6 +36,8 @@ Outcome run_on_emulator(const Schedule& s, bool verified, uint64_t seed, std::st
   const int64_t m = s.tile_m, n = s.tile_n, k = 3 * s.tile_k;
   const auto a = test::typed_matrix(s.type_a, size_t(m * k), true, 5);
   const auto b = test::typed_matrix(s.type_b, size_t(k * n), true, 6);
+  const auto sa = s.scaled ? test::scale_bytes(size_t(m * (k / 32)), true, 7) : std::vector<uint8_t>{};
+  const auto sb = s.scaled ? test::scale_bytes(size_t((k / 32) * n), true, 8) : std::vector<uint8_t>{};
   EmulatorConfig config;
   config.seed = seed;
   config.max_races = 1;
@@ -47,12 +49,12 @@ Outcome run_on_emulator(const Schedule& s, bool verified, uint64_t seed, std::st
   options.verify = verified;
   options.use_cache = false;
   try {
-    const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32, launch, options);
+    const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32, launch, options, sa, sb);
     if (!run.launch.races.empty()) {
       detail = describe(run.launch.races.front());
       return Outcome::race;
     }
-    const size_t diff = differing_elements(run.c, to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::f32), 4);
+    const size_t diff = differing_elements(run.c, to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k, sa, sb), DataType::f32), 4);
     detail = fmt::format("{} elements differ", diff);
     return diff == 0 ? Outcome::exact : Outcome::wrong;
   } catch (const Error& e) {

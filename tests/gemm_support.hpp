@@ -47,4 +47,14 @@ inline std::vector<uint8_t> typed_matrix(DataType type, size_t count, bool integ
   return pack_elements(type, codes);
 }
 
+// E8M0 scale bytes: 127 (1.0) each, or uniform in 124..130 (2^-3 .. 2^3).
+inline std::vector<uint8_t> scale_bytes(size_t count, bool ones, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(124, 130);
+  std::vector<uint8_t> out(count, 127);
+  if (!ones)
+    for (auto& x : out) x = uint8_t(d(rng));
+  return out;
+}
+
 }  // namespace cdna4::test

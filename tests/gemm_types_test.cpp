@@ -63,7 +63,8 @@ TEST_CASE("types an MFMA cannot take are refused, naming the JSON path and the M
   bf16["types"]["b"] = "fp8";
   CHECK(parse_error(bf16) ==
         "s.json: types.b: v_mfma_f32_16x16x32_bf16 does not take fp8 operands (it takes bf16 x bf16); for fp8 use "
-        "v_mfma_f32_16x16x128_f8f6f4, v_mfma_f32_32x32x64_f8f6f4");
+        "v_mfma_f32_16x16x128_f8f6f4, v_mfma_f32_32x32x64_f8f6f4, v_mfma_scale_f32_16x16x128_f8f6f4, "
+        "v_mfma_scale_f32_32x32x64_f8f6f4");
   bf16["types"]["b"] = "f16";
   CHECK_THAT(parse_error(bf16), Catch::Contains("does not take f16 operands") &&
                                     Catch::Contains("for f16 use v_mfma_f32_16x16x32_f16, v_mfma_f32_32x32x16_f16"));
@@ -110,4 +111,50 @@ TEST_CASE("a workgroup whose waves cannot all hold their registers at once is re
   CHECK_THAT(error_of([&] { compile(s, test::shape(512, 512, 512), unverified); }),
              Catch::Contains("8 waves put 2 on each SIMD, and 352 registers per wave") &&
                  Catch::Contains("the workgroup could never launch"));
+}
+
+TEST_CASE("MX scales: the scale block goes with a scaled MFMA, K with whole scale blocks", "[gemm][types]") {
+  auto parse_error = [](const ordered_json& j) { return error_of([&] { parse_schedule(j.dump(), "s.json"); }); };
+  auto mx = ordered_json::parse(schedule_test::read_text(schedule_test::schedules_dir() + "baseline_mxfp4_256x256x128_w8.json"));
+  auto no_block = mx;
+  no_block.erase("scale");
+  CHECK_THAT(parse_error(no_block), Catch::StartsWith("s.json: scale: missing; v_mfma_scale_f32_16x16x128_f8f6f4 reads E8M0 scales"));
+  auto unscaled = mx;
+  unscaled["mfma"] = "v_mfma_f32_16x16x128_f8f6f4";
+  CHECK_THAT(parse_error(unscaled), Catch::StartsWith("s.json: scale: v_mfma_f32_16x16x128_f8f6f4 takes no scales"));
+  auto bad = mx;
+  bad["scale"]["b"] = "e5m2";
+  CHECK_THAT(parse_error(bad), Catch::StartsWith("s.json: scale.b: expected one of \"e8m0\""));
+
+  const Schedule s = parse_schedule(mx.dump());
+  Device device = Device::emulator();
+  const auto a = test::typed_matrix(DataType::fp4, 64 * 48, true, 1), b = test::typed_matrix(DataType::fp4, 48 * 64, true, 2);
+  CHECK_THAT(error_of([&] { run_gemm_packed(device, s, 64, 64, 48, a, b, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),
+             Catch::Contains("K = 48 is not a multiple of 32, the block of one MX scale"));
+  const auto a64 = test::typed_matrix(DataType::fp4, 64 * 64, true, 1), b64 = test::typed_matrix(DataType::fp4, 64 * 64, true, 2);
+  CHECK_THAT(error_of([&] { run_gemm_packed(device, s, 64, 64, 64, a64, b64, OutType::f32); }),
+             Catch::Contains("scales hold 0 and 0 bytes; M x K/32 = 128 and K/32 x N = 128 expected"));
+  auto mxfp8 = mx;  // fp8's 16-byte granule is 16 elements: K = 48 passes it, not the scale block
+  mxfp8["types"]["a"] = mxfp8["types"]["b"] = "fp8";
+  mxfp8.erase("ops");
+  mxfp8["num_stages"] = 2;
+  CHECK_THAT(error_of([&] { compile(parse_schedule(mxfp8.dump()), test::shape(256, 256, 48)); }),
+             Catch::Contains("K must be a multiple of 32 for the MX-scaled"));
+  // MX-fp8 (fp8 x bf8) is bit-exact too, ragged M, N and a partial last K tile
+  // (a 128-row tile: at 256 x 256 the fp8 fragments, 128 accumulators and the
+  // scale registers are more than two waves a SIMD hold).
+  mxfp8["types"]["b"] = "bf8";
+  mxfp8["tile"]["m"] = 128;
+  const Schedule mx8 = parse_schedule(mxfp8.dump());
+  const int64_t m = 257, n = 130, k = 160;
+  const auto a8 = test::typed_matrix(DataType::fp8, size_t(m * k), false, 3);
+  const auto b8 = test::typed_matrix(DataType::bf8, size_t(k * n), false, 4);
+  const auto sa = test::scale_bytes(size_t(m * (k / 32)), false, 5), sb = test::scale_bytes(size_t((k / 32) * n), false, 6);
+  const GemmRun run8 = run_gemm_packed(device, mx8, m, n, k, a8, b8, OutType::f32, {}, {}, sa, sb);
+  CHECK(run8.launch.races.empty());
+  CHECK(differing_elements(run8.c, to_output_bits(reference_gemm(DataType::fp8, a8, DataType::bf8, b8, m, n, k, sa, sb), DataType::f32), 4) == 0);
+  const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
+  const auto a64_8 = test::typed_matrix(DataType::fp8, 64 * 64, true, 1);
+  CHECK_THAT(error_of([&] { run_gemm_packed(device, fp8, 64, 64, 64, a64_8, a64_8, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),
+             Catch::Contains("takes no scales"));
 }

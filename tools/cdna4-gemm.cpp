@@ -45,8 +45,10 @@ const char* kUsage =
     "  --data random|integer     generated data: normal values rounded into the type, or\n"
     "                            small integers whose sums are exact in fp32 (default random)\n"
     "  --a-scale FILE --b-scale FILE\n"
-    "                            E8M0 scales of an MX-scaled schedule (v_mfma_scale_*);\n"
-    "                            refused while no shipped schedule is scaled\n"
+    "                            E8M0 scales of an MX-scaled schedule (v_mfma_scale_*): one\n"
+    "                            byte per 32 elements of K, A's M x K/32 and B's K/32 x N,\n"
+    "                            row-major (generated without files: 1.0 for --data integer,\n"
+    "                            2^-3 .. 2^3 otherwise)\n"
     "  --c-out FILE              write C\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
@@ -146,6 +148,22 @@ std::vector<uint8_t> generate(cdna4::DataType type, int64_t elements, uint64_t s
   return cdna4::pack_elements(type, codes);
 }
 
+std::vector<uint8_t> read_scales(const std::string& path, int64_t count, const char* what) {
+  const std::vector<char> data = cdna4::tools::read_file_of_size(
+      path, uint64_t(count), what, fmt::format("{} need {} E8M0 bytes", what, count));
+  return std::vector<uint8_t>(data.begin(), data.end());
+}
+
+// 127 (1.0) for integer data, whose sums stay exact; else 124 .. 130 (2^-3 .. 2^3).
+std::vector<uint8_t> generate_scales(int64_t count, uint64_t seed, bool integer) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> exponent(124, 130);
+  std::vector<uint8_t> out(static_cast<size_t>(count), 127);
+  if (!integer)
+    for (auto& x : out) x = uint8_t(exponent(rng));
+  return out;
+}
+
 cdna4::OutType out_type_named(const std::string& name) {
   return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
 }
@@ -177,15 +195,27 @@ int main(int argc, char** argv) {
     padded.k = cdna4::checked::round_up<int64_t>(k, 128 / narrowest).value_or(k);
     padded.out = out;
     cdna4::compile(schedule, padded);
-    if (!o.a_scale.empty() || !o.b_scale.empty())
+    if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
-                                     "need one, and no scaled schedule is lowered yet", schedule.name));
+                                     "need one", schedule.name));
+    if (schedule.scaled && o.a_scale.empty() != o.b_scale.empty())
+      throw cdna4::Error("give both --a-scale and --b-scale, or neither");
+    if (schedule.scaled && k % 32 != 0)
+      throw cdna4::Error(fmt::format("K = {} is not a multiple of 32: schedule {} takes one E8M0 scale per 32 "
+                                     "elements of K", k, schedule.name));
     const int64_t a_elements = m * k, b_elements = k * n;
     const bool integer = o.data == "integer";
     const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
                                : read_matrix(o.a, schedule.type_a, a_elements, "A");
     const auto b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer)
                                : read_matrix(o.b, schedule.type_b, b_elements, "B");
+    std::vector<uint8_t> scale_a, scale_b;
+    if (schedule.scaled) {
+      scale_a = o.a_scale.empty() ? generate_scales(m * (k / 32), o.seed + 2, integer)
+                                  : read_scales(o.a_scale, m * (k / 32), "A's scales");
+      scale_b = o.b_scale.empty() ? generate_scales((k / 32) * n, o.seed + 3, integer)
+                                  : read_scales(o.b_scale, (k / 32) * n, "B's scales");
+    }
 
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
@@ -199,12 +229,12 @@ int main(int argc, char** argv) {
     launch.time_limit_seconds = o.timeout;
     launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
-    const cdna4::GemmRun run = cdna4::run_gemm_packed(device, schedule, m, n, k, a, b, out, launch);
+    const cdna4::GemmRun run = cdna4::run_gemm_packed(device, schedule, m, n, k, a, b, out, launch, {}, scale_a, scale_b);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check) {
       const auto expected = cdna4::to_output_bits(
-          cdna4::reference_gemm(schedule.type_a, a, schedule.type_b, b, m, n, k), as_data_type(out));
+          cdna4::reference_gemm(schedule.type_a, a, schedule.type_b, b, m, n, k, scale_a, scale_b), as_data_type(out));
       diff = cdna4::differing_elements(run.c, expected, size_t(cdna4::element_bytes(out)));
     }
     if (!o.c_out.empty()) {

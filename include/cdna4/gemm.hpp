@@ -88,10 +88,13 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n,
                  const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
 // The same for any operand types: A (M x K) and B (K x N) row-major, elements of
 // the schedule's types.a / types.b packed densely (16-bit little-endian, 8-bit one
-// per byte, fp4 two per byte with the lower-k element in the low nibble).
+// per byte, fp4 two per byte with the lower-k element in the low nibble). An
+// MX-scaled schedule (Schedule::scaled) also takes E8M0 scales, one byte per 32
+// elements of K: scale_a M x K/32 and scale_b K/32 x N, row-major; K a multiple of 32.
 GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
-                        const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
+                        const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
+                        const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
 // Bytes of `count` densely packed elements of `type`.
 size_t packed_bytes(DataType type, int64_t count);
 

@@ -34,7 +34,8 @@ int element_bits(DataType type);
 enum class Layout { nn, nt };  // nn: A row-major MxK, B row-major KxN; nt: B is NxK
 enum class MfmaKind {
   f32_16x16x32_bf16, f32_32x32x16_bf16, f32_16x16x32_f16, f32_32x32x16_f16,
-  f32_16x16x128_f8f6f4, f32_32x32x64_f8f6f4  // A and B in any of fp8, bf8, fp6, bf6, fp4 (cbsz / blgp)
+  f32_16x16x128_f8f6f4, f32_32x32x64_f8f6f4,  // A and B in any of fp8, bf8, fp6, bf6, fp4 (cbsz / blgp)
+  scale_f32_16x16x128_f8f6f4, scale_f32_32x32x64_f8f6f4  // ... with E8M0 scales (OCP Microscaling)
 };
 enum class OpKind { g2s, s2r, mfma, barrier, setprio, wait };
 
@@ -72,6 +73,9 @@ struct Schedule {
   MfmaKind mfma = MfmaKind::f32_16x16x32_bf16;
   int lds_buffers = 0;       // LDS slots; tile k lives in slot k mod lds_buffers
   int pingpong_groups = 1;   // 1, or 2 wave groups offset by one s_barrier
+  // MX scales ("scale": {"a": "e8m0", "b": "e8m0"}): one E8M0 byte per 32 K
+  // elements per row of A and per column of B; exactly with a v_mfma_scale_* MFMA.
+  bool scaled = false;
   std::optional<int> num_stages;  // inferred mode: the planner writes `ops`
   std::vector<ScheduleOp> ops;    // explicit mode
   bool operator==(const Schedule&) const = default;

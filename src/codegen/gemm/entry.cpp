@@ -75,6 +75,31 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
     c.v_add_u32(r.lds_addr(op, slot, s.lds_buffers), imm(lds_offset(s, op, 0, slot)), lane_offset);
 }
 
+// MX scales: descriptors over A's M x K/32 and B's K/32 x N bytes, and each
+// lane's offset of its row (column) and lane group's K block at k = 0.
+void scale_addresses(GemmContext& ctx) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmShape& sh = ctx.shape;
+  const int64_t k_blocks = sh.k / 32;
+  buffer_descriptor(c, r.scale_desc_a, r.scale_ptr_a, sh.m * k_blocks);
+  buffer_descriptor(c, r.scale_desc_b, r.scale_ptr_b, k_blocks * sh.n);
+  const Reg first = r.tmp.sub(0), scalar = r.tmp.sub(1);
+  const Reg base_a = r.scale_base(Operand::a), base_b = r.scale_base(Operand::b);
+  c.s_mul_i32(first, r.wave_m, imm(ctx.geo.wave_m));
+  c.s_add_u32(first, first, r.tile_m0);
+  c.v_add_u32(base_a, first, r.lane_row);
+  c.s_mov_b32(scalar, imm(k_blocks));
+  c.v_mul_lo_u32(base_a, base_a, scalar);
+  c.v_add_u32(base_a, base_a, r.lane_kgroup);
+  c.s_mov_b32(scalar, imm(sh.n));
+  c.v_mul_lo_u32(base_b, r.lane_kgroup, scalar);
+  c.s_mul_i32(first, r.wave_n, imm(ctx.geo.wave_n));
+  c.s_add_u32(first, first, r.tile_n0);
+  c.v_add_u32(base_b, first, base_b);
+  c.v_add_u32(base_b, base_b, r.lane_row);
+}
+
 }  // namespace
 
 void emit_entry(GemmContext& ctx) {
@@ -86,6 +111,10 @@ void emit_entry(GemmContext& ctx) {
   c.s_load_dwordx2(r.ptr_a, r.kernarg, 0);
   c.s_load_dwordx2(r.ptr_b, r.kernarg, 8);
   c.s_load_dwordx2(r.ptr_c, r.kernarg, 16);
+  if (s.scaled) {
+    c.s_load_dwordx2(r.scale_ptr_a, r.kernarg, 24);
+    c.s_load_dwordx2(r.scale_ptr_b, r.kernarg, 32);
+  }
   c.v_and_b32(r.lane, imm(63), r.tid);
   c.v_lshrrev_b32(r.addr_tmp.sub(0), imm(6), r.tid);
   c.v_readfirstlane_b32(r.wave, r.addr_tmp.sub(0));
@@ -103,6 +132,7 @@ void emit_entry(GemmContext& ctx) {
   buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.element_bits));
   buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.element_bits));
   buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
+  if (s.scaled) scale_addresses(ctx);
   c.comment("entry: lane addresses");
   for (Operand op : {Operand::a, Operand::b}) {
     g2s_lane_addresses(ctx, op);

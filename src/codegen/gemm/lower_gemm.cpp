@@ -62,6 +62,9 @@ std::string LoweredGemm::assembly() const {
 LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::string& kernel_name) {
   check_supported(s);
   validate_shape(shape, element_bits(s.type_a));
+  if (s.scaled && shape.k % 32 != 0)
+    throw Error(fmt::format("shape {}: K must be a multiple of 32 for the MX-scaled schedule {} (one E8M0 scale per "
+                            "32 elements of K); pad K with zero columns and their scales", shape.to_string(), s.name));
   GemmContext ctx(s, shape);
   emit_entry(ctx);
   for (int group = 0; group < s.pingpong_groups; ++group) {
@@ -92,6 +95,7 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
   out.spec.workgroup_size = uint32_t(s.waves * 64);
   out.spec.workgroup_id_y = true;
   out.spec.args = {{"a"}, {"b"}, {"c"}};
+  if (s.scaled) out.spec.args.insert(out.spec.args.end(), {{"scale_a"}, {"scale_b"}});
   return out;
 }
 

@@ -64,18 +64,56 @@ std::string mfma_formats(const Schedule& s) {
   return mods;
 }
 
+// MX scales of one kpack, loaded just before its MFMAs: lane l of row (column)
+// block j needs the byte of its row (column) and of the 32-element K block its
+// lane group holds, one buffer_load_ubyte each, then vmcnt(0). Lanes past K load
+// nothing (zero); rows and columns past M and N feed only dropped outputs.
+void load_scales(GemmContext& ctx, const ScheduleOp& op, int kp, Range ms, Range ns) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmGeometry& g = ctx.geo;
+  const int64_t k_blocks = ctx.shape.k / 32;
+  const bool mask_k = ctx.shape.k % ctx.schedule.tile_k != 0;
+  c.s_add_i32(r.scale_block_a, r.k_base, imm(-op.stage * ctx.schedule.tile_k + kp * g.mfma_k));
+  c.s_lshr_b32(r.scale_block_a, r.scale_block_a, imm(5));
+  c.s_mul_i32(r.scale_block_b, r.scale_block_a, imm(ctx.shape.n));
+  for (Operand operand : {Operand::a, Operand::b}) {
+    const Range blocks = operand == Operand::a ? ms : ns;
+    for (int j = blocks.begin; j < blocks.end; ++j) {
+      const Reg value = r.scale_value(g, operand, j), addr = r.scale_addr();
+      const int64_t step = operand == Operand::a ? int64_t(j) * g.mfma_m * k_blocks : int64_t(j) * g.mfma_n;
+      c.v_add_u32(addr, operand == Operand::a ? r.scale_block_a : r.scale_block_b, r.scale_base(operand));
+      if (step) c.v_add_u32(addr, imm(step), addr);
+      if (mask_k) {  // the lane's K block: the kpack's first + its lane group
+        c.v_add_u32(value, r.scale_block_a, r.lane_kgroup);
+        c.v_cmp_gt_i32(imm(k_blocks), value);
+        c.v_cndmask_b32(addr, r.out_of_range, addr);
+      }
+      c.buffer_load_ubyte(value, addr, operand == Operand::a ? r.scale_desc_a : r.scale_desc_b, imm(0), 0);
+    }
+  }
+  c.s_waitcnt(0, -1);
+}
+
 void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version) {
   const Range ms = half_range(ctx.geo.blocks_m, op.m_half), ns = half_range(ctx.geo.blocks_n, op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const char* mnemonic = mfma_shape(ctx.schedule.mfma).mnemonic;
   const std::string formats = mfma_formats(ctx.schedule);
-  for (int kp = kps.begin; kp < kps.end; ++kp)
+  for (int kp = kps.begin; kp < kps.end; ++kp) {
+    if (ctx.schedule.scaled) load_scales(ctx, op, kp, ms, ns);
     for (int mb = ms.begin; mb < ms.end; ++mb)
       for (int nb = ns.begin; nb < ns.end; ++nb) {
         const Reg acc = ctx.regs.accumulator(ctx.geo, mb, nb);
-        ctx.code.v_mfma(mnemonic, acc, ctx.regs.fragment(ctx.geo, version, Operand::a, kp, mb),
-                        ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb), acc, formats);
+        const Reg x = ctx.regs.fragment(ctx.geo, version, Operand::a, kp, mb);
+        const Reg y = ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb);
+        if (ctx.schedule.scaled)
+          ctx.code.v_mfma_scale(mnemonic, acc, x, y, acc, ctx.regs.scale_value(ctx.geo, Operand::a, mb),
+                                ctx.regs.scale_value(ctx.geo, Operand::b, nb), formats);
+        else
+          ctx.code.v_mfma(mnemonic, acc, x, y, acc, formats);
       }
+  }
 }
 
 }  // namespace

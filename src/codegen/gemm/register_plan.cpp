@@ -80,6 +80,21 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   const int fragment_vgprs = 4 * g.chunks * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
   constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
   p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
+  if (s.scaled) {
+    const uint16_t base = uint16_t(round_up(p.sgprs, 4));
+    p.scale_desc_a = {RegFile::s, base, 4};
+    p.scale_desc_b = {RegFile::s, uint16_t(base + 4), 4};
+    p.scale_ptr_a = {RegFile::s, uint16_t(base + 8), 2};
+    p.scale_ptr_b = {RegFile::s, uint16_t(base + 10), 2};
+    p.scale_block_a = {RegFile::s, uint16_t(base + 12)};
+    p.scale_block_b = {RegFile::s, uint16_t(base + 13)};
+    p.sgprs = base + 14;
+    if (p.sgprs > kMaxSgprs)
+      throw Error(fmt::format("schedule {}: a pipeline of depth {} with scales needs {} SGPRs, gfx950 has {}", s.name,
+                              depth(s), p.sgprs, kMaxSgprs));
+    p.first_scale = p.vgprs;
+    p.vgprs += 3 + g.blocks_m + g.blocks_n;
+  }
   p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;
   if (p.vgprs > kMaxVgprs)
     throw Error(fmt::format("schedule {}: the wave tile {}x{} needs {} VGPRs ({} for {} S2R register version(s) of "

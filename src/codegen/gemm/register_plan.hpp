@@ -42,6 +42,9 @@ struct RegisterPlan {
   // Per pipeline stage: byte offset along K of the stage's tile, and K left after it.
   isa::Reg stage_k_bytes(int stage) const { return {isa::RegFile::s, uint16_t(34 + 2 * stage)}; }
   isa::Reg stage_k_left(int stage) const { return {isa::RegFile::s, uint16_t(35 + 2 * stage)}; }
+  // MX scales (scaled schedules): descriptors, pointers, the tile's first scale
+  // block (A) and that x N (B).
+  isa::Reg scale_desc_a, scale_desc_b, scale_ptr_a, scale_ptr_b, scale_block_a, scale_block_b;
   int sgprs = 0;
 
   // VGPRs
@@ -54,6 +57,7 @@ struct RegisterPlan {
   int first_g2s_addr = 0;    // [operand part]: global byte offset of the lane's 16 bytes at k = 0
   int first_g2s_kcol = 0;    // [operand part]: lane's k column, or INT_MAX when its row is outside
   int first_fragment = 0;    // [version][operand][kpack][block] x 4
+  int first_scale = 0;       // scaled: lane base A, lane base B, address, then the blocks' A and B scale bytes
   int vgprs = 0;
   int agprs = 0;
 
@@ -62,6 +66,11 @@ struct RegisterPlan {
   isa::Reg g2s_kcol(Operand op, int part, const GemmGeometry& g) const;
   isa::Reg fragment(const GemmGeometry& g, int version, Operand op, int kpack, int block) const;
   isa::Reg accumulator(const GemmGeometry& g, int block_m, int block_n) const;
+  isa::Reg scale_base(Operand op) const { return {isa::RegFile::v, uint16_t(first_scale + int(op))}; }
+  isa::Reg scale_addr() const { return {isa::RegFile::v, uint16_t(first_scale + 2)}; }
+  isa::Reg scale_value(const GemmGeometry& g, Operand op, int block) const {
+    return {isa::RegFile::v, uint16_t(first_scale + 3 + (op == Operand::a ? block : g.blocks_m + block))};
+  }
 
   // Throws cdna4::Error naming the budget that does not fit.
   static RegisterPlan make(const Schedule& s, const GemmGeometry& g);

@@ -35,7 +35,8 @@ size_t packed_bytes(DataType type, int64_t count) { return size_t((count * eleme
 
 GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
-                        const LaunchOptions& launch, const CompileOptions& compile_options) {
+                        const LaunchOptions& launch, const CompileOptions& compile_options,
+                        const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b) {
   if (m < 1 || n < 1 || k < 1) throw Error(fmt::format("run_gemm: shape {}x{}x{}: M, N, K must be at least 1", m, n, k));
   const auto elements = [&](int64_t rows, int64_t cols, const char* what) {
     const auto count = checked::mul(rows, cols);
@@ -53,6 +54,16 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
   };
   check_size(a_mk, schedule.type_a, elements(m, k, "A"), "A");
   check_size(b_kn, schedule.type_b, elements(k, n, "B"), "B");
+  if (!schedule.scaled && (!scale_a.empty() || !scale_b.empty()))
+    throw Error(fmt::format("run_gemm: schedule {} takes no scales (its MFMA is not v_mfma_scale_*)", schedule.name));
+  if (schedule.scaled) {
+    if (k % 32 != 0)
+      throw Error(fmt::format("run_gemm: K = {} is not a multiple of 32, the block of one MX scale (schedule {})", k,
+                              schedule.name));
+    if (int64_t(scale_a.size()) != elements(m, k / 32, "scale_a") || int64_t(scale_b.size()) != elements(k / 32, n, "scale_b"))
+      throw Error(fmt::format("run_gemm: scales hold {} and {} bytes; M x K/32 = {} and K/32 x N = {} expected",
+                              scale_a.size(), scale_b.size(), m * (k / 32), (k / 32) * n));
+  }
   // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
   const int granule = 128 / std::min(bits_a, bits_b);
   const auto padded = checked::round_up<int64_t>(k, granule);
@@ -81,7 +92,14 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
   da.upload(a);
   db.upload(bt);
   dc.fill_zero();
-  run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc}, launch);
+  if (schedule.scaled) {  // K is whole scale blocks already: the scales need no padding
+    Buffer sa = device.alloc(scale_a.size()), sb = device.alloc(scale_b.size());
+    sa.upload(scale_a);
+    sb.upload(scale_b);
+    run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc, sa, sb}, launch);
+  } else {
+    run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc}, launch);
+  }
   run.c.resize(c_bytes);
   dc.download(run.c.data(), c_bytes);
   return run;

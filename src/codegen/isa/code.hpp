@@ -70,11 +70,19 @@ class Code {
   void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
     emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
   }
+  // v_mfma_scale_*: the scale bytes in byte 0 of `scale_x` and `scale_y` (op_sel 0).
+  void v_mfma_scale(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, Reg scale_x, Reg scale_y,
+                    std::string modifiers = "") {
+    emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, std::move(modifiers), ""});
+  }
 
   // ---- memory ----
   // LDS-DMA: each lane writes 16 bytes at M0 + 16 * lane.
   void buffer_load_dwordx4_lds(Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_load_dwordx4", {}, {vaddr, rsrc, soffset}, modifiers(offset) + " lds");
+  }
+  void buffer_load_ubyte(Reg d, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_load_ubyte", {d}, {vaddr, rsrc, soffset}, modifiers(offset));
   }
   void buffer_store_dword(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_dword", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));

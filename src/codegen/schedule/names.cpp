@@ -21,6 +21,8 @@ const std::vector<std::pair<std::string, MfmaKind>>& detail::mfma_kinds() {
       {"v_mfma_f32_32x32x16_f16", MfmaKind::f32_32x32x16_f16},
       {"v_mfma_f32_16x16x128_f8f6f4", MfmaKind::f32_16x16x128_f8f6f4},
       {"v_mfma_f32_32x32x64_f8f6f4", MfmaKind::f32_32x32x64_f8f6f4},
+      {"v_mfma_scale_f32_16x16x128_f8f6f4", MfmaKind::scale_f32_16x16x128_f8f6f4},
+      {"v_mfma_scale_f32_32x32x64_f8f6f4", MfmaKind::scale_f32_32x32x64_f8f6f4},
   };
   return kinds;
 }

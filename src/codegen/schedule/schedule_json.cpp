@@ -137,6 +137,26 @@ void check_types(const Reader& r, const Schedule& s) {
   }
 }
 
+// "scale": {"a": "e8m0", "b": "e8m0"}, present exactly with a scaled MFMA.
+void read_scale(const Reader& r, const json& root, Schedule& s) {
+  const bool mfma_scaled = detail::mfma_info(s.mfma).scaled;
+  const json* scale = r.find(root, "scale");
+  if (scale) {
+    r.object(*scale, "scale");
+    r.only_fields(*scale, "scale", {"a", "b"});
+    for (const char* operand : {"a", "b"})
+      r.choice<std::string>(r.need(*scale, "scale", operand, "\"e8m0\""), std::string("scale.") + operand,
+                            {{"e8m0", "e8m0"}});
+    if (!mfma_scaled)
+      r.fail("scale", fmt::format("{} takes no scales; MX-scaled operands need v_mfma_scale_f32_16x16x128_f8f6f4 "
+                                  "or v_mfma_scale_f32_32x32x64_f8f6f4", mfma_shape(s.mfma).mnemonic));
+  } else if (mfma_scaled) {
+    r.fail("scale", fmt::format("missing; {} reads E8M0 scales: give \"scale\": {{\"a\": \"e8m0\", \"b\": \"e8m0\"}}",
+                                mfma_shape(s.mfma).mnemonic));
+  }
+  s.scaled = mfma_scaled;
+}
+
 // Kernel-level geometry: everything downstream (parts, kpacks, halves) relies on it.
 void check_geometry(const Reader& r, const Schedule& s) {
   check_types(r, s);
@@ -241,7 +261,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   }
   r.object(root, "(top level)");
   r.only_fields(root, "", {"name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
-                           "lds_buffers", "pingpong_groups", "num_stages", "ops"});
+                           "lds_buffers", "pingpong_groups", "num_stages", "ops", "scale"});
   Schedule s;
   const json& name = r.need(root, "", "name", "a kernel name");
   if (!name.is_string() || !valid_name(name.get<std::string>()))
@@ -274,6 +294,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   if (const json* v = r.find(root, "pingpong_groups")) {
     s.pingpong_groups = r.integer(*v, "pingpong_groups", 1, 2);
   }
+  read_scale(r, root, s);
   check_geometry(r, s);
 
   const json* stages = r.find(root, "num_stages");

@@ -41,6 +41,7 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"mfma\": \"{}\",\n", mfma_shape(s.mfma).mnemonic);
   out += fmt::format("  \"lds_buffers\": {},\n", s.lds_buffers);
   out += fmt::format("  \"pingpong_groups\": {},\n", s.pingpong_groups);
+  if (s.scaled) out += "  \"scale\": {\"a\": \"e8m0\", \"b\": \"e8m0\"},\n";
   if (s.num_stages) {
     out += fmt::format("  \"num_stages\": {}\n", *s.num_stages);
   } else {

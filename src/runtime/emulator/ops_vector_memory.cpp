@@ -226,6 +226,7 @@ void register_vector_memory(HandlerRegistry& r) {
     add("BUFFER_LOAD_DWORD_LDS", buffer_op<4>, aux(mode, 4, kToLds));
     add("BUFFER_LOAD_DWORDX3_LDS", buffer_op<4>, aux(mode, 12, kToLds));
     add("BUFFER_LOAD_DWORDX4_LDS", buffer_op<4>, aux(mode, 16, kToLds));
+    add("BUFFER_LOAD_UBYTE", buffer_op<1>, aux(mode, 0));
     add("BUFFER_LOAD_USHORT", buffer_op<2>, aux(mode, 0));
     add("BUFFER_LOAD_SSHORT", buffer_op<2>, aux(mode, 0, kSigned));
     add("BUFFER_STORE_SHORT", buffer_op<2>, aux(mode, 0));
