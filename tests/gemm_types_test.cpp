@@ -39,18 +39,19 @@ std::string error_of(const std::function<void()>& f) {
 
 }  // namespace
 
-TEST_CASE("f8f6f4 operand pairs of equal width are bit-exact on the emulator", "[gemm][types]") {
-  const std::pair<const char*, const char*> pairs[] = {{"fp8", "bf8"}, {"bf8", "fp8"}, {"bf8", "bf8"}, {"fp4", "fp4"}};
+TEST_CASE("f8f6f4 operand pairs, of equal and of different widths, are bit-exact on the emulator", "[gemm][types]") {
+  const std::pair<const char*, const char*> pairs[] = {{"fp8", "bf8"}, {"bf8", "fp8"}, {"bf8", "bf8"}, {"fp4", "fp4"},
+                                                       {"fp4", "fp8"}, {"bf8", "fp4"}};
   for (auto [ta, tb] : pairs) {
     const Schedule s = parse_schedule(fp8_baseline(ta, tb).dump());
     for (bool integers : {true, false}) {
       const int64_t m = 257, n = 130, k = integers ? 512 : 160;  // ragged M, N; K several tiles or a partial one
+      INFO(fmt::format("{} x {}, {} data", ta, tb, integers ? "integer" : "random"));
       const auto a = test::typed_matrix(s.type_a, size_t(m * k), integers, 7);
       const auto b = test::typed_matrix(s.type_b, size_t(k * n), integers, 8);
       Device device = Device::emulator();
       const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32);
       const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::f32);
-      INFO(fmt::format("{} x {}, {} data", ta, tb, integers ? "integer" : "random"));
       CHECK(run.launch.races.empty());
       CHECK(differing_elements(run.c, expected, 4) == 0);
     }
@@ -76,10 +77,18 @@ TEST_CASE("types an MFMA cannot take are refused, naming the JSON path and the M
              Catch::StartsWith("s.json: types.a: fp6 operands are not supported yet"));
 }
 
-TEST_CASE("operand widths the lowering does not pair, and K off the granule, are refused", "[gemm][types]") {
+TEST_CASE("K and leading dimensions off the granule are refused, per operand width", "[gemm][types]") {
+  // fp8 x fp4: K in granules of the narrower type's 16 bytes, each ld in its own.
   const Schedule mixed = parse_schedule(fp8_baseline("fp8", "fp4").dump());
-  CHECK_THAT(error_of([&] { compile(mixed, test::shape(256, 256, 256)); }),
-             Catch::Contains("A (fp8) and B (fp4) of different widths are not lowered yet"));
+  CHECK_THAT(error_of([&] { compile(mixed, test::shape(256, 256, 272)); }),
+             Catch::Contains("K must be a multiple of 32 (each lane loads 32 consecutive k"));
+  GemmShape mixed_ld = test::shape(256, 256, 256);
+  mixed_ld.lda = 272;
+  mixed_ld.ldb = 272;
+  CHECK_THAT(error_of([&] { compile(mixed, mixed_ld); }),
+             Catch::Contains("lda must be a multiple of 16 and ldb of 32 elements"));
+  mixed_ld.ldb = 288;
+  CHECK_NOTHROW(compile(mixed, mixed_ld));
   const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
   CHECK_THAT(error_of([&] { compile(fp8, test::shape(256, 256, 136)); }),
              Catch::Contains("K must be a multiple of 16 (each lane loads 16 consecutive k, 16 bytes)"));
@@ -153,6 +162,13 @@ TEST_CASE("MX scales: the scale block goes with a scaled MFMA, K with whole scal
   const GemmRun run8 = run_gemm_packed(device, mx8, m, n, k, a8, b8, OutType::f32, {}, {}, sa, sb);
   CHECK(run8.launch.races.empty());
   CHECK(differing_elements(run8.c, to_output_bits(reference_gemm(DataType::fp8, a8, DataType::bf8, b8, m, n, k, sa, sb), DataType::f32), 4) == 0);
+  // MX with operands of different widths: fp8 x fp4.
+  mxfp8["types"]["b"] = "fp4";
+  const Schedule mx84 = parse_schedule(mxfp8.dump());
+  const auto b4 = test::typed_matrix(DataType::fp4, size_t(k * n), false, 7);
+  const GemmRun run84 = run_gemm_packed(device, mx84, m, n, k, a8, b4, OutType::bf16, {}, {}, sa, sb);
+  CHECK(run84.launch.races.empty());
+  CHECK(differing_elements(run84.c, to_output_bits(reference_gemm(DataType::fp8, a8, DataType::fp4, b4, m, n, k, sa, sb), DataType::bf16), 2) == 0);
   const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
   const auto a64_8 = test::typed_matrix(DataType::fp8, 64 * 64, true, 1);
   CHECK_THAT(error_of([&] { run_gemm_packed(device, fp8, 64, 64, 64, a64_8, a64_8, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),

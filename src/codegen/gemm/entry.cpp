@@ -29,16 +29,17 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
   const GemmGeometry& g = ctx.geo;
+  const GemmGeometry::OperandLayout& l = g.of(op);
   const Reg row_base = r.tmp.sub(0), kcol_base = r.tmp.sub(1), ld = r.tmp.sub(2), piece = r.tmp.sub(3);
   const Reg row = r.addr_tmp.sub(0), kcol = r.addr_tmp.sub(1);
-  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(g.kpacks * g.chunks)));
+  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(g.kpacks * l.chunks)));
   c.s_mul_i32(row_base, row_base, imm(ctx.mfma_rows(op)));
   c.s_add_u32(row_base, row_base, op == Operand::a ? r.tile_m0 : r.tile_n0);
-  c.s_lshr_b32(kcol_base, r.wave, imm(log2_exact(g.chunks)));
+  c.s_lshr_b32(kcol_base, r.wave, imm(log2_exact(l.chunks)));
   c.s_and_b32(kcol_base, kcol_base, imm(g.kpacks - 1));
   c.s_mul_i32(kcol_base, kcol_base, imm(g.mfma_k));
-  c.s_and_b32(piece, r.wave, imm(g.chunks - 1));
-  c.s_mul_i32(piece, piece, imm(g.chunk_elements));
+  c.s_and_b32(piece, r.wave, imm(l.chunks - 1));
+  c.s_mul_i32(piece, piece, imm(l.chunk_elements));
   c.s_add_u32(kcol_base, kcol_base, piece);
   c.v_lshlrev_b32(kcol, imm(log2_exact(g.lane_elements)), r.lane_kgroup);
   c.v_add_u32(kcol, kcol_base, kcol);
@@ -49,9 +50,9 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
     c.v_add_u32(row, row_base, r.lane_row);
     if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
     c.v_mul_lo_u32(addr, row, ld);
-    if (g.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
-    if (g.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
-    if (g.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
+    if (l.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
+    if (l.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
+    if (l.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
     c.v_add_u32(addr, addr, masked_kcol);
     if (ctx.needs_mask(op)) {
       c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
@@ -68,7 +69,7 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
   const Schedule& s = ctx.schedule;
   const Reg wave_offset = r.tmp.sub(0), lane_offset = r.addr_tmp.sub(0);
   c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
-              imm(ctx.blocks(op) * ctx.geo.kpacks * ctx.geo.chunks * 1024));
+              imm(ctx.blocks(op) * ctx.geo.kpacks * ctx.geo.of(op).chunks * 1024));
   c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
   c.v_add_u32(lane_offset, wave_offset, lane_offset);
   for (int slot = 0; slot < s.lds_buffers; ++slot)
@@ -129,8 +130,8 @@ void emit_entry(GemmContext& ctx) {
   c.v_mov_b32(r.out_of_range, imm(kOutOfRange));
   c.v_mov_b32(r.no_column, imm(kNoColumn));
   c.s_waitcnt(-1, 0);
-  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.element_bits));
-  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.element_bits));
+  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.of(Operand::a).element_bits));
+  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.of(Operand::b).element_bits));
   buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
   if (s.scaled) scale_addresses(ctx);
   c.comment("entry: lane addresses");

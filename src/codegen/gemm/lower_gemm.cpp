@@ -1,5 +1,6 @@
 #include "codegen/gemm/lower_gemm.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <optional>
 
@@ -24,9 +25,6 @@ void check_supported(const Schedule& s) {
   if (s.layout != Layout::nt)
     fail("layout \"nn\" (B as K x N) is not lowered yet: the kernel reads B as N x K (\"nt\"); "
          "run_gemm and cdna4-gemm transpose a K x N B on the host");
-  if (element_bits(s.type_a) != element_bits(s.type_b))
-    fail(fmt::format("A ({}) and B ({}) of different widths are not lowered yet", to_string(s.type_a),
-                     to_string(s.type_b)));
   if (s.type_acc != DataType::f32) fail("only fp32 accumulation is lowered");
   if (!power_of_two(s.wave_grid_n) || !power_of_two(kpacks(s)))
     fail(fmt::format("wave_grid.n ({}) and tile.k / mfma k ({}) must be powers of two", s.wave_grid_n, kpacks(s)));
@@ -35,22 +33,26 @@ void check_supported(const Schedule& s) {
 
 }  // namespace
 
-void validate_shape(const GemmShape& sh, int element_bits) {
+void validate_shape(const GemmShape& sh, int bits_a, int bits_b) {
   auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
-  const int granule = 128 / element_bits;  // elements in 16 bytes
+  const int granule_a = 128 / bits_a, granule_b = 128 / bits_b;  // elements in 16 bytes
+  const int granule = std::max(granule_a, granule_b);              // both powers of two
   if (sh.m < 1 || sh.n < 1 || sh.k < 1) fail("M, N and K must be at least 1");
   if (sh.k % granule != 0)
     fail(fmt::format("K must be a multiple of {0} (each lane loads {0} consecutive k, 16 bytes); pad A and B with "
                      "zero columns to K={1} (run_gemm does this)", granule, checked::ceil_div<int64_t>(sh.k, granule) * granule));
   if (sh.a_ld() < sh.k || sh.b_ld() < sh.k || sh.c_ld() < sh.n) fail("a leading dimension is smaller than its row");
-  if (sh.a_ld() % granule != 0 || sh.b_ld() % granule != 0)
-    fail(fmt::format("lda and ldb must be multiples of {} elements (rows start on 16 bytes)", granule));
+  if (sh.a_ld() % granule_a != 0 || sh.b_ld() % granule_b != 0)
+    fail(granule_a == granule_b
+             ? fmt::format("lda and ldb must be multiples of {} elements (rows start on 16 bytes)", granule_a)
+             : fmt::format("lda must be a multiple of {} and ldb of {} elements (rows start on 16 bytes)", granule_a,
+                           granule_b));
   const int64_t c_elem = element_bytes(sh.out);
   // The buffer descriptors' num_records is 32 bits and lane offsets must stay
   // below the out-of-range marks: each operand, rows * leading dimension, < 1 GiB.
   const auto below_limit = [](std::optional<int64_t> bits) { return bits && *bits / 8 < kMaxOperandBytes; };
-  if (!below_limit(checked::mul<int64_t>(sh.m, sh.a_ld(), element_bits)) ||
-      !below_limit(checked::mul<int64_t>(sh.n, sh.b_ld(), element_bits)) ||
+  if (!below_limit(checked::mul<int64_t>(sh.m, sh.a_ld(), bits_a)) ||
+      !below_limit(checked::mul<int64_t>(sh.n, sh.b_ld(), bits_b)) ||
       !below_limit(checked::mul<int64_t>(sh.m, sh.c_ld(), c_elem * 8)))
     fail("each of A, B and C must stay below 1 GiB (rows x leading dimension x element size)");
 }
@@ -61,7 +63,7 @@ std::string LoweredGemm::assembly() const {
 
 LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::string& kernel_name) {
   check_supported(s);
-  validate_shape(shape, element_bits(s.type_a));
+  validate_shape(shape, element_bits(s.type_a), element_bits(s.type_b));
   if (s.scaled && shape.k % 32 != 0)
     throw Error(fmt::format("shape {}: K must be a multiple of 32 for the MX-scaled schedule {} (one E8M0 scale per "
                             "32 elements of K); pad K with zero columns and their scales", shape.to_string(), s.name));

@@ -19,8 +19,8 @@ struct LoweredGemm {
 LoweredGemm lower_gemm(const Schedule& planned, const GemmShape& shape, const std::string& kernel_name);
 
 // Throws cdna4::Error naming what is wrong with the shape.
-// `element_bits`: of A and B. K and the leading dimensions of A and B must be
-// whole 16-byte pieces (each lane loads 16 bytes along K).
-void validate_shape(const GemmShape& shape, int element_bits);
+// `bits_a`, `bits_b`: element widths of A and B. K and the leading dimensions
+// of A and B must be whole 16-byte pieces of each (each lane loads 16 bytes along K).
+void validate_shape(const GemmShape& shape, int bits_a, int bits_b);
 
 }  // namespace cdna4::codegen

@@ -43,6 +43,13 @@ std::vector<Iteration> iterations_of(const GemmContext& ctx, int k_tiles, int gr
   return out;
 }
 
+// dst = K elements of `bits` each, in bytes (K is a multiple of 2 elements for 4-bit types).
+void elements_to_bytes(Code& c, Reg dst, Reg elements, int bits) {
+  if (bits == 16) c.s_lshl_b32(dst, elements, imm(1));
+  else if (bits == 4) c.s_lshr_b32(dst, elements, imm(1));
+  else if (dst != elements) c.s_mov_b32(dst, elements);
+}
+
 void emit_iteration(GemmContext& ctx, const Iteration& it) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
@@ -55,11 +62,12 @@ void emit_iteration(GemmContext& ctx, const Iteration& it) {
     const ScheduleOp& op = s.ops[inst.op];
     if (op.kind != OpKind::g2s || stage_ready[op.stage]) continue;
     stage_ready[op.stage] = true;
-    const Reg bytes = r.stage_k_bytes(op.stage), left = r.stage_k_left(op.stage);
-    c.s_add_i32(bytes, r.k_base, imm(-op.stage * s.tile_k));
-    c.s_sub_i32(left, imm(ctx.shape.k), bytes);
-    if (ctx.geo.element_bits == 16) c.s_lshl_b32(bytes, bytes, imm(1));
-    if (ctx.geo.element_bits == 4) c.s_lshr_b32(bytes, bytes, imm(1));
+    const Reg left = r.stage_k_left(op.stage), first = r.stage_k_bytes(op.stage, Operand::a);
+    c.s_add_i32(first, r.k_base, imm(-op.stage * s.tile_k));  // the stage's first K column
+    c.s_sub_i32(left, imm(ctx.shape.k), first);
+    const Reg bytes_b = r.stage_k_bytes(op.stage, Operand::b);
+    if (bytes_b != first) elements_to_bytes(c, bytes_b, first, ctx.geo.of(Operand::b).element_bits);
+    elements_to_bytes(c, first, first, ctx.geo.of(Operand::a).element_bits);
   }
   for (const auto& inst : it.instances) {
     c.s_waitcnt(inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1));

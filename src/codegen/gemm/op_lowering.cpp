@@ -32,7 +32,7 @@ void emit_g2s(GemmContext& ctx, const ScheduleOp& op, int slot) {
   const RegisterPlan& r = ctx.regs;
   // Two address registers in turn, so consecutive loads do not wait on each other's VALU.
   const Reg addr = r.addr_tmp.sub(ctx.g2s_turn ^= 1);
-  c.v_add_u32(addr, r.stage_k_bytes(op.stage), r.g2s_addr(op.operand, op.part, ctx.geo));
+  c.v_add_u32(addr, r.stage_k_bytes(op.stage, op.operand), r.g2s_addr(op.operand, op.part, ctx.geo));
   if (ctx.needs_mask(op.operand)) {
     c.v_cmp_gt_i32(r.stage_k_left(op.stage), r.g2s_kcol(op.operand, op.part, ctx.geo));
     c.v_cndmask_b32(addr, r.out_of_range, addr);
@@ -45,7 +45,7 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
   const Range blocks = half_range(ctx.blocks(op.operand), op.operand == Operand::a ? op.m_half : op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const Reg base = ctx.regs.lds_addr(op.operand, slot, ctx.schedule.lds_buffers);
-  const int chunks = ctx.geo.chunks;
+  const int chunks = ctx.geo.of(op.operand).chunks;
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int j = blocks.begin; j < blocks.end; ++j)
       for (int h = 0; h < chunks; ++h)

@@ -34,10 +34,11 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
   g.parts_a = g2s_parts(s, Operand::a);
   g.parts_b = g2s_parts(s, Operand::b);
   g.lds_buffers = s.lds_buffers;
-  g.element_bits = cdna4::element_bits(s.type_a);
   g.lane_elements = m.k / (64 / m.m);
-  g.chunks = fragment_chunks(s, Operand::a);
-  g.chunk_elements = 128 / g.element_bits;
+  for (Operand op : {Operand::a, Operand::b}) {
+    const int bits = cdna4::element_bits(op == Operand::a ? s.type_a : s.type_b);
+    g.layout[int(op)] = {bits, fragment_chunks(s, op), 128 / bits};
+  }
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].kind == OpKind::s2r)
@@ -58,9 +59,11 @@ Reg RegisterPlan::g2s_kcol(Operand op, int part, const GemmGeometry& g) const {
 }
 
 Reg RegisterPlan::fragment(const GemmGeometry& g, int version, Operand op, int kpack, int block) const {
-  const int per_kpack = g.blocks_m + g.blocks_n;
-  const int index = (version * g.kpacks + kpack) * per_kpack + (op == Operand::a ? block : g.blocks_m + block);
-  return {RegFile::v, uint16_t(first_fragment + 4 * g.chunks * index), uint16_t(4 * g.chunks)};
+  const int a_regs = g.fragment_regs(Operand::a) * g.blocks_m;
+  const int per_kpack = a_regs + g.fragment_regs(Operand::b) * g.blocks_n;
+  const int within = op == Operand::a ? g.fragment_regs(op) * block : a_regs + g.fragment_regs(op) * block;
+  return {RegFile::v, uint16_t(first_fragment + (version * g.kpacks + kpack) * per_kpack + within),
+          uint16_t(g.fragment_regs(op))};
 }
 
 Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) const {
@@ -69,7 +72,8 @@ Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) c
 
 RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   RegisterPlan p;
-  p.sgprs = p.stage_k_left(depth(s) - 1).index + 1;
+  p.stage_regs = g.equal_widths() ? 2 : 3;
+  p.sgprs = p.stage_k_bytes(depth(s) - 1, Operand::b).index + 1;
   if (p.sgprs > kMaxSgprs)
     throw Error(fmt::format("schedule {}: a pipeline of depth {} needs {} SGPRs, gfx950 has {}", s.name, depth(s),
                             p.sgprs, kMaxSgprs));
@@ -77,7 +81,8 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
   p.first_g2s_addr = p.first_lds_addr + 2 * g.lds_buffers;
   p.first_g2s_kcol = p.first_g2s_addr + parts;
   p.first_fragment = p.first_g2s_kcol + parts;
-  const int fragment_vgprs = 4 * g.chunks * g.register_versions * g.kpacks * (g.blocks_m + g.blocks_n);
+  const int fragment_vgprs = g.register_versions * g.kpacks *
+                             (g.fragment_regs(Operand::a) * g.blocks_m + g.fragment_regs(Operand::b) * g.blocks_n);
   constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
   p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
   if (s.scaled) {

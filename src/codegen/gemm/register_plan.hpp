@@ -18,10 +18,17 @@ struct GemmGeometry {
   int parts_a, parts_b;      // G2S parts per operand tile
   int lds_buffers;
   int register_versions;     // S2R register copies (k mod versions)
-  int element_bits;          // of A and B (the lowering takes equal widths)
   int lane_elements;         // K elements of one MFMA operand per lane
-  int chunks;                // 16-byte pieces of one MFMA operand per lane (1 KiB of LDS per 64 lanes)
-  int chunk_elements;        // K elements in 16 bytes
+  // A and B each: their widths may differ (fp8 x fp4).
+  struct OperandLayout {
+    int element_bits;
+    int chunks;              // 16-byte pieces of one MFMA operand per lane (1 KiB of LDS per 64 lanes)
+    int chunk_elements;      // K elements in 16 bytes
+  };
+  OperandLayout layout[2];
+  const OperandLayout& of(Operand op) const { return layout[int(op)]; }
+  bool equal_widths() const { return layout[0].element_bits == layout[1].element_bits; }
+  int fragment_regs(Operand op) const { return 4 * of(op).chunks; }
 
   static GemmGeometry of(const Schedule& s);
 };
@@ -39,9 +46,13 @@ struct RegisterPlan {
   isa::Reg ptr_a{isa::RegFile::s, 24, 2}, ptr_b{isa::RegFile::s, 26, 2}, ptr_c{isa::RegFile::s, 28, 2};
   isa::Reg tile_m0{isa::RegFile::s, 30}, tile_n0{isa::RegFile::s, 31};
   isa::Reg wave_m{isa::RegFile::s, 32}, wave_n{isa::RegFile::s, 33};
-  // Per pipeline stage: byte offset along K of the stage's tile, and K left after it.
-  isa::Reg stage_k_bytes(int stage) const { return {isa::RegFile::s, uint16_t(34 + 2 * stage)}; }
-  isa::Reg stage_k_left(int stage) const { return {isa::RegFile::s, uint16_t(35 + 2 * stage)}; }
+  // Per pipeline stage: K left after the stage's tile, and the tile's byte offset
+  // along K in A and in B (one register when their widths are equal).
+  int stage_regs = 2;
+  isa::Reg stage_k_left(int stage) const { return {isa::RegFile::s, uint16_t(34 + stage_regs * stage)}; }
+  isa::Reg stage_k_bytes(int stage, Operand op) const {
+    return {isa::RegFile::s, uint16_t(35 + stage_regs * stage + (stage_regs == 3 && op == Operand::b))};
+  }
   // MX scales (scaled schedules): descriptors, pointers, the tile's first scale
   // block (A) and that x N (B).
   isa::Reg scale_desc_a, scale_desc_b, scale_ptr_a, scale_ptr_b, scale_block_a, scale_block_b;
