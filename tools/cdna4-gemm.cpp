@@ -8,6 +8,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,6 +51,8 @@ const char* kUsage =
     "                            row-major (generated without files: 1.0 for --data integer,\n"
     "                            2^-3 .. 2^3 otherwise)\n"
     "  --c-out FILE              write C\n"
+    "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
+    "                            files and --c-out hold B matrices one after another\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
     "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
@@ -76,7 +79,7 @@ constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
-  uint64_t seed = 1;
+  uint64_t seed = 1, batch = 1;
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
@@ -104,6 +107,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned(value(), arg);
+    else if (arg == "--batch") o.batch = cdna4::tools::parse_unsigned(value(), arg, UINT32_MAX);
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
@@ -119,6 +123,7 @@ Options parse(int argc, char** argv) {
   }
   if (o.schedule.empty()) throw cdna4::Error("no schedule given (see --help)");
   if (o.shape.empty()) throw cdna4::Error("--shape MxNxK is required");
+  if (o.batch < 1) throw cdna4::Error("--batch must be at least 1");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
     throw cdna4::Error("--out-type takes f32, bf16 or f16");
   if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
@@ -194,7 +199,9 @@ int main(int argc, char** argv) {
     const int narrowest = std::min(cdna4::element_bits(schedule.type_a), cdna4::element_bits(schedule.type_b));
     padded.k = cdna4::checked::round_up<int64_t>(k, 128 / narrowest).value_or(k);
     padded.out = out;
+    padded.batch = int64_t(o.batch);
     cdna4::compile(schedule, padded);
+    const int64_t batch = padded.batch;
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));
@@ -203,7 +210,7 @@ int main(int argc, char** argv) {
     if (schedule.scaled && k % 32 != 0)
       throw cdna4::Error(fmt::format("K = {} is not a multiple of 32: schedule {} takes one E8M0 scale per 32 "
                                      "elements of K", k, schedule.name));
-    const int64_t a_elements = m * k, b_elements = k * n;
+    const int64_t a_elements = m * k * batch, b_elements = k * n * batch;
     const bool integer = o.data == "integer";
     const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
                                : read_matrix(o.a, schedule.type_a, a_elements, "A");
@@ -211,10 +218,10 @@ int main(int argc, char** argv) {
                                : read_matrix(o.b, schedule.type_b, b_elements, "B");
     std::vector<uint8_t> scale_a, scale_b;
     if (schedule.scaled) {
-      scale_a = o.a_scale.empty() ? generate_scales(m * (k / 32), o.seed + 2, integer)
-                                  : read_scales(o.a_scale, m * (k / 32), "A's scales");
-      scale_b = o.b_scale.empty() ? generate_scales((k / 32) * n, o.seed + 3, integer)
-                                  : read_scales(o.b_scale, (k / 32) * n, "B's scales");
+      scale_a = o.a_scale.empty() ? generate_scales(m * (k / 32) * batch, o.seed + 2, integer)
+                                  : read_scales(o.a_scale, m * (k / 32) * batch, "A's scales");
+      scale_b = o.b_scale.empty() ? generate_scales((k / 32) * n * batch, o.seed + 3, integer)
+                                  : read_scales(o.b_scale, (k / 32) * n * batch, "B's scales");
     }
 
     cdna4::EmulatorConfig config;
@@ -229,13 +236,28 @@ int main(int argc, char** argv) {
     launch.time_limit_seconds = o.timeout;
     launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
-    const cdna4::GemmRun run = cdna4::run_gemm_packed(device, schedule, m, n, k, a, b, out, launch, {}, scale_a, scale_b);
+    const cdna4::GemmRun run =
+        cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check) {
-      const auto expected = cdna4::to_output_bits(
-          cdna4::reference_gemm(schedule.type_a, a, schedule.type_b, b, m, n, k, scale_a, scale_b), as_data_type(out));
-      diff = cdna4::differing_elements(run.c, expected, size_t(cdna4::element_bytes(out)));
+      diff = 0;
+      const size_t a_bytes = cdna4::packed_bytes(schedule.type_a, m * k), b_bytes = cdna4::packed_bytes(schedule.type_b, k * n);
+      const size_t c_bytes = size_t(m * n * cdna4::element_bytes(out));
+      const auto part = [](const std::vector<uint8_t>& v, size_t at, size_t count) {
+        return count ? std::span<const uint8_t>(v.data() + at, count) : std::span<const uint8_t>();
+      };
+      for (int64_t z = 0; z < batch; ++z) {
+        const size_t sa = schedule.scaled ? size_t(m * (k / 32)) : 0, sb = schedule.scaled ? size_t((k / 32) * n) : 0;
+        const auto expected = cdna4::to_output_bits(
+            cdna4::reference_gemm(schedule.type_a, part(a, size_t(z) * a_bytes, a_bytes), schedule.type_b,
+                                  part(b, size_t(z) * b_bytes, b_bytes), m, n, k, part(scale_a, size_t(z) * sa, sa),
+                                  part(scale_b, size_t(z) * sb, sb)),
+            as_data_type(out));
+        const std::vector<uint8_t> got(run.c.begin() + std::ptrdiff_t(size_t(z) * c_bytes),
+                                       run.c.begin() + std::ptrdiff_t(size_t(z + 1) * c_bytes));
+        *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));
+      }
     }
     if (!o.c_out.empty()) {
       std::ofstream f(o.c_out, std::ios::binary);
@@ -252,7 +274,7 @@ int main(int argc, char** argv) {
       for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
       nlohmann::json j = {
           {"schedule", schedule.name},
-          {"shape", {{"m", m}, {"n", n}, {"k", k}}},
+          {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
           {"out_type", o.out_type},
           {"device", device.name()},
           {"compile_ms", run.compile.total_ms},
@@ -266,12 +288,13 @@ int main(int argc, char** argv) {
       if (diff) j["differing_elements"] = *diff;
       if (run.launch.model) {
         j["model"] = cdna4::tools::model_json(*run.launch.model);
-        j["model"]["tflops"] = modeled_tflops(*run.launch.model, m, n, k);
+        j["model"]["tflops"] = modeled_tflops(*run.launch.model, m * batch, n, k);
       }
       fmt::print("{}\n", j.dump(2));
       return status;
     }
-    fmt::print("{}: {}x{}x{} {} on {}\n", schedule.name, m, n, k, o.out_type, device.name());
+    fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
+               o.out_type, device.name());
     fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
                run.launch.seconds);
     if (run.launch.instructions)
@@ -279,9 +302,9 @@ int main(int argc, char** argv) {
                  run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
     fmt::print("; total {:.3f} s\n", wall);
     if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
-    if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n);
+    if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n * batch);
     if (run.launch.model) {
-      fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m, n, k));
+      fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
       cdna4::tools::print_model_lines(*run.launch.model);
     }
     for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));

@@ -21,11 +21,19 @@ struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 = packed (K, K, N)
   OutType out = OutType::f32;
+  // Strided batch: `batch` GEMMs, the i-th at A + i * stride_a, B + i * stride_b,
+  // C + i * stride_c (elements; 0 = packed: M * lda, N * ldb, M * ldc). The grid's
+  // z dimension runs over the batch.
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 
   int64_t a_ld() const { return lda ? lda : k; }
   int64_t b_ld() const { return ldb ? ldb : k; }
   int64_t c_ld() const { return ldc ? ldc : n; }
-  std::string to_string() const;  // "257x130x96 f32"
+  int64_t a_stride() const { return stride_a ? stride_a : m * a_ld(); }
+  int64_t b_stride() const { return stride_b ? stride_b : n * b_ld(); }
+  int64_t c_stride() const { return stride_c ? stride_c : m * c_ld(); }
+  std::string to_string() const;  // "257x130x96 f32", "... batch 4 strides 33024,33024,33410"
 };
 
 // Parses "MxNxK".
@@ -95,6 +103,13 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
                         const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
+// A strided batch in one launch: A holds `batch` M x K matrices one after
+// another, B `batch` K x N, the scales `batch` blocks of theirs, and C comes back
+// as `batch` M x N matrices (the grid's z runs over the batch).
+GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
+                         const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
+                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
 // Bytes of `count` densely packed elements of `type`.
 size_t packed_bytes(DataType type, int64_t count);
 

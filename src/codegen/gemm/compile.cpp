@@ -62,10 +62,10 @@ void model_occupancy(CompileStats& st, int waves_per_workgroup) {
 Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
   const int64_t x = checked::ceil_div<int64_t>(sh.n, s.tile_n), y = checked::ceil_div<int64_t>(sh.m, s.tile_m);
   const int64_t block = int64_t(s.waves) * 64;
-  if (x * block > int64_t(UINT32_MAX) || y > int64_t(UINT32_MAX))
-    throw Error(fmt::format("shape {}: grid {}x{} workgroups of {} work-items exceeds the 32-bit grid size of a dispatch",
-                            sh.to_string(), x, y, block));
-  return Dim3(uint32_t(x), uint32_t(y));
+  if (x * block > int64_t(UINT32_MAX) || y > int64_t(UINT32_MAX) || sh.batch > int64_t(UINT32_MAX))
+    throw Error(fmt::format("shape {}: grid {}x{}x{} workgroups of {} work-items exceeds the 32-bit grid size of a "
+                            "dispatch", sh.to_string(), x, y, sh.batch, block));
+  return Dim3(uint32_t(x), uint32_t(y), uint32_t(sh.batch));
 }
 
 }  // namespace
@@ -74,7 +74,11 @@ const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out ==
 
 int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
 
-std::string GemmShape::to_string() const { return fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out)); }
+std::string GemmShape::to_string() const {
+  std::string text = fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out));
+  if (batch != 1) text += fmt::format(" batch {} strides {},{},{}", batch, a_stride(), b_stride(), c_stride());
+  return text;
+}
 
 GemmShape parse_shape(const std::string& text) {
   const auto malformed = [&] { return Error(fmt::format("shape '{}': expected MxNxK, e.g. 1024x1024x1024", text)); };

@@ -28,7 +28,7 @@ struct GemmContext {
   int loop_instructions = 0, loop_iterations = 0;
 
   GemmContext(const Schedule& s, const GemmShape& sh)
-      : schedule(s), shape(sh), geo(GemmGeometry::of(s)), regs(RegisterPlan::make(s, geo)) {
+      : schedule(s), shape(sh), geo(GemmGeometry::of(s)), regs(RegisterPlan::make(s, geo, sh.batch > 1)) {
     k_tiles = int((sh.k + s.tile_k - 1) / s.tile_k);
   }
 

@@ -101,6 +101,29 @@ void scale_addresses(GemmContext& ctx) {
   c.v_add_u32(base_b, base_b, r.lane_row);
 }
 
+// Batched: move each pointer to this workgroup's matrix, ptr += batch * stride
+// bytes (64-bit; validate_shape keeps a stride below 4 GiB).
+void batch_pointers(GemmContext& ctx) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmShape& sh = ctx.shape;
+  const Reg lo = r.tmp.sub(0), hi = r.tmp.sub(1);
+  auto advance = [&](Reg ptr, int64_t stride_bytes) {
+    c.s_mov_b32(hi, imm(stride_bytes));
+    c.s_mul_i32(lo, r.batch_index, hi);
+    c.s_mul_hi_u32(hi, r.batch_index, hi);
+    c.s_add_u32(ptr.sub(0), ptr.sub(0), lo);
+    c.s_addc_u32(ptr.sub(1), ptr.sub(1), hi);
+  };
+  advance(r.ptr_a, sh.a_stride() * ctx.geo.of(Operand::a).element_bits / 8);
+  advance(r.ptr_b, sh.b_stride() * ctx.geo.of(Operand::b).element_bits / 8);
+  advance(r.ptr_c, sh.c_stride() * element_bytes(sh.out));
+  if (ctx.schedule.scaled) {  // packed scales: M x K/32 and K/32 x N per matrix
+    advance(r.scale_ptr_a, sh.m * (sh.k / 32));
+    advance(r.scale_ptr_b, (sh.k / 32) * sh.n);
+  }
+}
+
 }  // namespace
 
 void emit_entry(GemmContext& ctx) {
@@ -109,6 +132,7 @@ void emit_entry(GemmContext& ctx) {
   const Schedule& s = ctx.schedule;
   const GemmShape& sh = ctx.shape;
   c.comment("entry: kernel arguments, wave coordinates");
+  if (sh.batch > 1) c.s_mov_b32(r.batch_index, r.wg_z_in);
   c.s_load_dwordx2(r.ptr_a, r.kernarg, 0);
   c.s_load_dwordx2(r.ptr_b, r.kernarg, 8);
   c.s_load_dwordx2(r.ptr_c, r.kernarg, 16);
@@ -130,6 +154,7 @@ void emit_entry(GemmContext& ctx) {
   c.v_mov_b32(r.out_of_range, imm(kOutOfRange));
   c.v_mov_b32(r.no_column, imm(kNoColumn));
   c.s_waitcnt(-1, 0);
+  if (sh.batch > 1) batch_pointers(ctx);
   buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.of(Operand::a).element_bits));
   buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.of(Operand::b).element_bits));
   buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));

@@ -33,6 +33,27 @@ void check_supported(const Schedule& s) {
 
 }  // namespace
 
+// Strides: non-negative, whole 16-byte steps for A and B (rows start on 16
+// bytes), C matrices that do not overlap (their stores would race), and byte
+// strides below 4 GiB (the kernel forms batch * stride with 32-bit multiplies).
+static void validate_batch(const GemmShape& sh, int bits_a, int bits_b, int64_t c_bytes) {
+  auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
+  if (sh.batch < 1) fail(fmt::format("batch must be at least 1, got {}", sh.batch));
+  if (sh.stride_a < 0 || sh.stride_b < 0 || sh.stride_c < 0) fail("strides must not be negative");
+  if (sh.batch == 1) return;
+  constexpr int64_t kLarge = int64_t(1) << 40;  // past any stride the byte check below accepts
+  if (sh.stride_a > kLarge || sh.stride_b > kLarge || sh.stride_c > kLarge) fail("each stride must stay below 4 GiB");
+  if (sh.a_stride() * bits_a % 128 != 0 || sh.b_stride() * bits_b % 128 != 0)
+    fail(fmt::format("stride_a must be a multiple of {} and stride_b of {} elements (each matrix starts on 16 bytes)",
+                     128 / bits_a, 128 / bits_b));
+  const int64_t c_extent = (sh.m - 1) * sh.c_ld() + sh.n;
+  if (sh.c_stride() < c_extent)
+    fail(fmt::format("stride_c {} is smaller than one C matrix ({} elements): the batch's stores would overlap",
+                     sh.c_stride(), c_extent));
+  for (const int64_t bytes : {sh.a_stride() * bits_a / 8, sh.b_stride() * bits_b / 8, sh.c_stride() * c_bytes})
+    if (bytes >= (int64_t(1) << 32)) fail("each stride must stay below 4 GiB");
+}
+
 void validate_shape(const GemmShape& sh, int bits_a, int bits_b) {
   auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
   const int granule_a = 128 / bits_a, granule_b = 128 / bits_b;  // elements in 16 bytes
@@ -48,6 +69,7 @@ void validate_shape(const GemmShape& sh, int bits_a, int bits_b) {
              : fmt::format("lda must be a multiple of {} and ldb of {} elements (rows start on 16 bytes)", granule_a,
                            granule_b));
   const int64_t c_elem = element_bytes(sh.out);
+  validate_batch(sh, bits_a, bits_b, c_elem);
   // The buffer descriptors' num_records is 32 bits and lane offsets must stay
   // below the out-of-range marks: each operand, rows * leading dimension, < 1 GiB.
   const auto below_limit = [](std::optional<int64_t> bits) { return bits && *bits / 8 < kMaxOperandBytes; };
@@ -96,6 +118,7 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
   out.spec.lds_bytes = uint32_t(lds_bytes(s));
   out.spec.workgroup_size = uint32_t(s.waves * 64);
   out.spec.workgroup_id_y = true;
+  out.spec.workgroup_id_z = shape.batch > 1;
   out.spec.args = {{"a"}, {"b"}, {"c"}};
   if (s.scaled) out.spec.args.insert(out.spec.args.end(), {{"scale_a"}, {"scale_b"}});
   return out;

@@ -70,7 +70,7 @@ Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) c
   return {RegFile::a, uint16_t((block_m * g.blocks_n + block_n) * g.mfma_regs), uint16_t(g.mfma_regs)};
 }
 
-RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
+RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool batched) {
   RegisterPlan p;
   p.stage_regs = g.equal_widths() ? 2 : 3;
   p.sgprs = p.stage_k_bytes(depth(s) - 1, Operand::b).index + 1;
@@ -99,6 +99,12 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g) {
                               depth(s), p.sgprs, kMaxSgprs));
     p.first_scale = p.vgprs;
     p.vgprs += 3 + g.blocks_m + g.blocks_n;
+  }
+  if (batched) {
+    p.batch_index = {RegFile::s, uint16_t(p.sgprs++)};
+    if (p.sgprs > kMaxSgprs)
+      throw Error(fmt::format("schedule {}: a batched pipeline of depth {} needs {} SGPRs, gfx950 has {}", s.name,
+                              depth(s), p.sgprs, kMaxSgprs));
   }
   p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;
   if (p.vgprs > kMaxVgprs)

@@ -56,6 +56,9 @@ struct RegisterPlan {
   // MX scales (scaled schedules): descriptors, pointers, the tile's first scale
   // block (A) and that x N (B).
   isa::Reg scale_desc_a, scale_desc_b, scale_ptr_a, scale_ptr_b, scale_block_a, scale_block_b;
+  // Batched kernels: the hardware's workgroup id z arrives in s4 (after the
+  // kernarg pointer and ids x, y), which desc_a overwrites; entry copies it here.
+  isa::Reg wg_z_in{isa::RegFile::s, 4}, batch_index;
   int sgprs = 0;
 
   // VGPRs
@@ -84,7 +87,7 @@ struct RegisterPlan {
   }
 
   // Throws cdna4::Error naming the budget that does not fit.
-  static RegisterPlan make(const Schedule& s, const GemmGeometry& g);
+  static RegisterPlan make(const Schedule& s, const GemmGeometry& g, bool batched);
 };
 
 }  // namespace cdna4::codegen

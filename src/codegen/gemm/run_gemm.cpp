@@ -33,24 +33,27 @@ void put(std::vector<uint8_t>& v, size_t i, int bits, uint32_t x) {
 
 size_t packed_bytes(DataType type, int64_t count) { return size_t((count * element_bits(type) + 7) / 8); }
 
-GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
-                        const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
-                        const LaunchOptions& launch, const CompileOptions& compile_options,
-                        const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b) {
-  if (m < 1 || n < 1 || k < 1) throw Error(fmt::format("run_gemm: shape {}x{}x{}: M, N, K must be at least 1", m, n, k));
+GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
+                         const LaunchOptions& launch, const CompileOptions& compile_options,
+                         const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b) {
+  const std::string what_shape = batch == 1 ? fmt::format("{}x{}x{}", m, n, k) : fmt::format("{}x{}x{} batch {}", m, n, k, batch);
+  if (m < 1 || n < 1 || k < 1 || batch < 1)
+    throw Error(fmt::format("run_gemm: shape {}: M, N, K and the batch must be at least 1", what_shape));
   const auto elements = [&](int64_t rows, int64_t cols, const char* what) {
-    const auto count = checked::mul(rows, cols);
+    const auto count = checked::mul(rows, cols, batch);
     if (!count || uint64_t(*count) > SIZE_MAX / 4)
-      throw Error(fmt::format("run_gemm: shape {}x{}x{}: {} ({} x {}) does not fit in memory sizes", m, n, k, what,
-                              rows, cols));
+      throw Error(fmt::format("run_gemm: shape {}: {} ({} x {}, {} of them) does not fit in memory sizes", what_shape,
+                              what, rows, cols, batch));
     return *count;
   };
   const int bits_a = element_bits(schedule.type_a), bits_b = element_bits(schedule.type_b);
+  const char* per = batch == 1 ? "" : " (all matrices of the batch)";
   const auto check_size = [&](const std::vector<uint8_t>& v, DataType type, int64_t count, const char* what) {
     if (v.size() != packed_bytes(type, count))
-      throw Error(fmt::format("run_gemm: {} has {} elements ({} bytes of {}), {} = {}", what,
+      throw Error(fmt::format("run_gemm: {} has {} elements ({} bytes of {}), {}{} = {}", what,
                               v.size() * 8 / size_t(element_bits(type)), v.size(), to_string(type),
-                              what[0] == 'A' ? "M*K" : "K*N", count));
+                              what[0] == 'A' ? "M*K" : "K*N", batch == 1 ? "" : "*batch", count));
   };
   check_size(a_mk, schedule.type_a, elements(m, k, "A"), "A");
   check_size(b_kn, schedule.type_b, elements(k, n, "B"), "B");
@@ -61,8 +64,8 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
       throw Error(fmt::format("run_gemm: K = {} is not a multiple of 32, the block of one MX scale (schedule {})", k,
                               schedule.name));
     if (int64_t(scale_a.size()) != elements(m, k / 32, "scale_a") || int64_t(scale_b.size()) != elements(k / 32, n, "scale_b"))
-      throw Error(fmt::format("run_gemm: scales hold {} and {} bytes; M x K/32 = {} and K/32 x N = {} expected",
-                              scale_a.size(), scale_b.size(), m * (k / 32), (k / 32) * n));
+      throw Error(fmt::format("run_gemm: scales hold {} and {} bytes; M x K/32 = {} and K/32 x N = {} expected{}",
+                              scale_a.size(), scale_b.size(), m * (k / 32) * batch, (k / 32) * n * batch, per));
   }
   // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
   const int granule = 128 / std::min(bits_a, bits_b);
@@ -75,6 +78,7 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
   shape.n = n;
   shape.k = kp;
   shape.out = out;
+  shape.batch = batch;
   GemmRun run;
   // Compiling first validates the shape, which bounds every host buffer below.
   const GemmKernel kernel = compile(schedule, shape, compile_options);
@@ -82,10 +86,15 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
 
   std::vector<uint8_t> a(packed_bytes(schedule.type_a, elements(m, kp, "padded A")), 0);
   std::vector<uint8_t> bt(packed_bytes(schedule.type_b, elements(n, kp, "padded B")), 0);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t x = 0; x < k; ++x) put(a, size_t(i * kp + x), bits_a, get(a_mk, size_t(i * k + x), bits_a));
-  for (int64_t x = 0; x < k; ++x)
-    for (int64_t j = 0; j < n; ++j) put(bt, size_t(j * kp + x), bits_b, get(b_kn, size_t(x * n + j), bits_b));
+  for (int64_t z = 0; z < batch; ++z) {
+    const size_t a_in = size_t(z * m * k), a_out = size_t(z * m * kp), b_in = size_t(z * k * n), b_out = size_t(z * n * kp);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t x = 0; x < k; ++x)
+        put(a, a_out + size_t(i * kp + x), bits_a, get(a_mk, a_in + size_t(i * k + x), bits_a));
+    for (int64_t x = 0; x < k; ++x)
+      for (int64_t j = 0; j < n; ++j)
+        put(bt, b_out + size_t(j * kp + x), bits_b, get(b_kn, b_in + size_t(x * n + j), bits_b));
+  }
 
   const size_t c_bytes = size_t(elements(m, n, "C")) * size_t(element_bytes(out));
   Buffer da = device.alloc(a.size()), db = device.alloc(bt.size()), dc = device.alloc(c_bytes);
@@ -103,6 +112,13 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
   run.c.resize(c_bytes);
   dc.download(run.c.data(), c_bytes);
   return run;
+}
+
+GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
+                        const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
+                        const LaunchOptions& launch, const CompileOptions& compile_options,
+                        const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b) {
+  return run_gemm_batched(device, schedule, 1, m, n, k, a_mk, b_kn, out, launch, compile_options, scale_a, scale_b);
 }
 
 GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,

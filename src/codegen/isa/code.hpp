@@ -32,10 +32,12 @@ class Code {
   void s_load_dword(Reg d, Reg base, int offset) { mem("s_load_dword", {d}, {base, hex(offset)}); }
   void s_mov_b32(Arg d, Arg x) { op("s_mov_b32", d, {x}); }
   void s_add_u32(Arg d, Arg x, Arg y) { op("s_add_u32", d, {x, y}); }
+  void s_addc_u32(Arg d, Arg x, Arg y) { op("s_addc_u32", d, {x, y}); }
   void s_sub_u32(Arg d, Arg x, Arg y) { op("s_sub_u32", d, {x, y}); }
   void s_add_i32(Arg d, Arg x, Arg y) { op("s_add_i32", d, {x, y}); }
   void s_sub_i32(Arg d, Arg x, Arg y) { op("s_sub_i32", d, {x, y}); }
   void s_mul_i32(Arg d, Arg x, Arg y) { op("s_mul_i32", d, {x, y}); }
+  void s_mul_hi_u32(Arg d, Arg x, Arg y) { op("s_mul_hi_u32", d, {x, y}); }
   void s_lshl_b32(Arg d, Arg x, Arg y) { op("s_lshl_b32", d, {x, y}); }
   void s_lshr_b32(Arg d, Arg x, Arg y) { op("s_lshr_b32", d, {x, y}); }
   void s_and_b32(Arg d, Arg x, Arg y) { op("s_and_b32", d, {x, y}); }
