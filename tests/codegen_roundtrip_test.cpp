@@ -57,10 +57,11 @@ std::vector<std::string> disassemble(const std::vector<uint8_t>& bytes, uint64_t
   return out;
 }
 
-void check_roundtrip(const char* schedule, const char* shape, OutType out) {
+void check_roundtrip(const char* schedule, const char* shape, OutType out, int64_t batch = 1) {
   const Schedule s = load_schedule(test::source_path(std::string("schedules/") + schedule));
   GemmShape sh = parse_shape(shape);
   sh.out = out;
+  sh.batch = batch;
   const Schedule planned = plan(s);
   const codegen::LoweredGemm lowered = codegen::lower_gemm(planned, sh, "roundtrip");
   const CodeObject co = CodeObject::read(codegen::build_hsaco(lowered.assembly()));
@@ -87,6 +88,9 @@ TEST_CASE("every emitted instruction decodes to the text we printed", "[codegen]
   check_roundtrip("interleave4_256x256x64_w8.json", "300x260x1024", OutType::bf16);
   check_roundtrip("pingpong_256x256x64_w8.json", "512x512x1024", OutType::f32);
   check_roundtrip("tilelang_ns2_128x128x64_w4.json", "100x90x200", OutType::bf16);
+  // 6-bit rows (v_mul_hi_u32, ds_read_b64), mixed widths, a batch (s_mul_hi_u32, s_addc_u32).
+  check_roundtrip("baseline_mxfp6_256x256x128_w8.json", "300x260x640", OutType::f32);
+  check_roundtrip("baseline_fp8xfp4_256x256x128_w8.json", "257x130x384", OutType::bf16, 3);
 }
 
 TEST_CASE("the .s that cdna4-asmgen writes re-assembles with llvm-mc-22 to the same bytes", "[codegen][roundtrip]") {

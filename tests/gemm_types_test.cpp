@@ -41,7 +41,8 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST_CASE("f8f6f4 operand pairs, of equal and of different widths, are bit-exact on the emulator", "[gemm][types]") {
   const std::pair<const char*, const char*> pairs[] = {{"fp8", "bf8"}, {"bf8", "fp8"}, {"bf8", "bf8"}, {"fp4", "fp4"},
-                                                       {"fp4", "fp8"}, {"bf8", "fp4"}};
+                                                       {"fp4", "fp8"}, {"bf8", "fp4"}, {"fp6", "fp6"},
+                                                       {"bf6", "bf6"}, {"bf6", "fp8"}, {"fp4", "fp6"}};
   for (auto [ta, tb] : pairs) {
     const Schedule s = parse_schedule(fp8_baseline(ta, tb).dump());
     for (bool integers : {true, false}) {
@@ -73,8 +74,6 @@ TEST_CASE("types an MFMA cannot take are refused, naming the JSON path and the M
   CHECK_THAT(parse_error(fp8), Catch::StartsWith("s.json: types.a: v_mfma_f32_16x16x128_f8f6f4 does not take bf16 "
                                                  "operands (it takes fp8, bf8, fp6, bf6 or fp4)"));
   CHECK_THAT(parse_error(fp8_baseline("fp8", "f32")), Catch::StartsWith("s.json: types.b: expected one of"));
-  CHECK_THAT(parse_error(fp8_baseline("fp6", "fp6")),
-             Catch::StartsWith("s.json: types.a: fp6 operands are not supported yet"));
 }
 
 TEST_CASE("K and leading dimensions off the granule are refused, per operand width", "[gemm][types]") {
@@ -89,6 +88,13 @@ TEST_CASE("K and leading dimensions off the granule are refused, per operand wid
              Catch::Contains("lda must be a multiple of 16 and ldb of 32 elements"));
   mixed_ld.ldb = 288;
   CHECK_NOTHROW(compile(mixed, mixed_ld));
+  // fp6: 48-byte groups of 64 elements.
+  const Schedule fp6 = parse_schedule(fp8_baseline("fp6", "fp8").dump());
+  CHECK_THAT(error_of([&] { compile(fp6, test::shape(256, 256, 160)); }),
+             Catch::Contains("K must be a multiple of 64 (6-bit rows are loaded in 48-byte groups of 64 elements)"));
+  GemmShape fp6_ld = test::shape(256, 256, 256);
+  fp6_ld.lda = 288;
+  CHECK_THAT(error_of([&] { compile(fp6, fp6_ld); }), Catch::Contains("lda must be a multiple of 64 and ldb of 16 elements"));
   const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
   CHECK_THAT(error_of([&] { compile(fp8, test::shape(256, 256, 136)); }),
              Catch::Contains("K must be a multiple of 16 (each lane loads 16 consecutive k, 16 bytes)"));
@@ -173,4 +179,35 @@ TEST_CASE("MX scales: the scale block goes with a scaled MFMA, K with whole scal
   const auto a64_8 = test::typed_matrix(DataType::fp8, 64 * 64, true, 1);
   CHECK_THAT(error_of([&] { run_gemm_packed(device, fp8, 64, 64, 64, a64_8, a64_8, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),
              Catch::Contains("takes no scales"));
+}
+
+TEST_CASE("6-bit operands in row-major LDS: both MFMA shapes, parts that span kpacks, bit-exact", "[gemm][types]") {
+  // 32x32x64 fp6 x bf6 (48-byte rows per kpack), and a 128-row fp6 tile with K 256
+  // (two kpacks: a G2S part spans both, and the verifier treats it as all rows).
+  auto j32 = fp8_baseline("fp6", "bf6");
+  j32["mfma"] = "v_mfma_f32_32x32x64_f8f6f4";
+  auto j128 = fp8_baseline("bf6", "fp6");
+  j128["tile"]["m"] = 128;
+  j128["tile"]["k"] = 256;
+  for (const auto& j : {j32, j128}) {
+    const Schedule s = parse_schedule(j.dump());
+    for (bool integers : {true, false}) {
+      const int64_t m = 200, n = 130, k = integers ? 640 : 320;  // K a partial last tile either way
+      INFO(fmt::format("{} {}, {} data", s.name, mfma_shape(s.mfma).mnemonic, integers ? "integer" : "random"));
+      const auto a = test::typed_matrix(s.type_a, size_t(m * k), integers, 17);
+      const auto b = test::typed_matrix(s.type_b, size_t(k * n), integers, 18);
+      Device device = Device::emulator();
+      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::bf16);
+      CHECK(run.launch.races.empty());
+      CHECK(differing_elements(run.c, to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::bf16), 2) == 0);
+    }
+  }
+  // Geometry: three ds_read_b64 per fragment, parts as row ranges of the byte order.
+  const Schedule s = parse_schedule(j128.dump());
+  CHECK(fragment_reads(s, Operand::a) == 3);
+  // A kpack is 128 rows x 96 bytes = 12 KiB; parts are 8 KiB.
+  const auto rows = [&](int p) { return std::pair{part_rows(s, Operand::a, p).begin, part_rows(s, Operand::a, p).end}; };
+  CHECK(rows(0) == std::pair{0, 86});    // bytes 0..8191: rows 0..85 of kpack 0
+  CHECK(rows(1) == std::pair{0, 128});   // spans kpacks 0 and 1: all rows
+  CHECK(rows(2) == std::pair{42, 128});  // kpack 1 bytes 4096..12287: rows 42..127
 }

@@ -89,6 +89,10 @@ Code every_instruction_kind() {
   c.buffer_load_dwordx4_lds(v(4), s(12, 4), imm(0), 0);
   c.buffer_load_dwordx4_lds(v(5), s(12, 4), s(26), 2048);
   c.ds_read_b128(v(16, 4), v(6), 0);
+  c.ds_read_b64(v(16, 2), v(6), 1544);
+  c.v_mul_hi_u32(v(9), s(20), v(8));
+  c.s_mul_hi_u32(s(21), s(20), s(22));
+  c.s_addc_u32(s(25), s(25), s(21));
   c.ds_read_b128(v(20, 4), v(7), 4096);
   c.ds_read_b128(v(24, 4), v(7), 65520);
   c.s_waitcnt(6, -1);
@@ -96,6 +100,7 @@ Code every_instruction_kind() {
   c.s_barrier();
   c.s_setprio(1);
   c.v_mfma("v_mfma_f32_16x16x32_bf16", a(0, 4), v(16, 4), v(20, 4), a(0, 4));
+  c.v_mfma_scale("v_mfma_scale_f32_16x16x128_f8f6f4", a(0, 4), v(16, 6), v(24, 4), a(0, 4), v(30), v(31), "cbsz:2 blgp:4");
   c.v_mfma("v_mfma_f32_16x16x32_bf16", a(4, 4), v(20, 4), v(16, 4), a(8, 4));
   c.v_mfma("v_mfma_f32_32x32x16_bf16", a(16, 16), v(16, 4), v(20, 4), a(16, 16));
   c.s_setprio(0);
@@ -134,7 +139,9 @@ TEST_CASE("streamed instructions: every shipped schedule and shape gives the tex
                                          parse_shape("1024x1024x1024")};
   for (const auto& path : schedule_test::shipped_files()) {
     const Schedule schedule = schedule_test::load(path);
+    const int granule = std::max(element_granule(element_bits(schedule.type_a)), element_granule(element_bits(schedule.type_b)));
     for (GemmShape shape : shapes) {
+      shape.k = (shape.k + granule - 1) / granule * granule;  // 6-bit types: K in 64s
       for (OutType out : {OutType::f32, OutType::bf16}) {
         shape.out = out;
         INFO(path << " " << shape.to_string());

@@ -159,7 +159,7 @@ TEST_CASE("cdna4-gemm: --json prints the stats, the race reports and the compari
   INFO(r.output);
   CHECK(r.status == 0);
   const nlohmann::json j = nlohmann::json::parse(r.output);
-  CHECK(j["shape"] == nlohmann::json({{"m", 64}, {"n", 48}, {"k", 64}}));
+  CHECK(j["shape"] == nlohmann::json({{"m", 64}, {"n", 48}, {"k", 64}, {"batch", 1}}));
   CHECK(j["device"] == "emulator");
   CHECK(j["instructions"].get<uint64_t>() > 0);
   CHECK(j["races"].empty());

@@ -196,8 +196,9 @@ int main(int argc, char** argv) {
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
     cdna4::GemmShape padded = shape;
-    const int narrowest = std::min(cdna4::element_bits(schedule.type_a), cdna4::element_bits(schedule.type_b));
-    padded.k = cdna4::checked::round_up<int64_t>(k, 128 / narrowest).value_or(k);
+    const int granule = std::max(cdna4::element_granule(cdna4::element_bits(schedule.type_a)),
+                                 cdna4::element_granule(cdna4::element_bits(schedule.type_b)));
+    padded.k = cdna4::checked::round_up<int64_t>(k, granule).value_or(k);
     padded.out = out;
     padded.batch = int64_t(o.batch);
     cdna4::compile(schedule, padded);

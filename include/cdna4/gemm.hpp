@@ -36,6 +36,10 @@ struct GemmShape {
   std::string to_string() const;  // "257x130x96 f32", "... batch 4 strides 33024,33024,33410"
 };
 
+// K, lda and ldb of an operand of `bits`-bit elements come in multiples of this
+// many elements: 16 bytes (8, 16 or 32 elements), 64 for 6-bit types (48 bytes).
+int element_granule(int bits);
+
 // Parses "MxNxK".
 GemmShape parse_shape(const std::string& text);
 

@@ -94,6 +94,10 @@ int depth(const Schedule& s);             // max(stage) + 1 (or num_stages)
 int kpacks(const Schedule& s);            // tile_k / mfma k
 int fragment_bytes(const Schedule& s, Operand operand);  // one MFMA's operand, per lane
 int fragment_chunks(const Schedule& s, Operand operand); // ... in 16-byte pieces: 1 KiB of LDS per 64 lanes
+// fp6 / bf6 operands (24 bytes a lane) sit in LDS as whole rows of the tile,
+// [kpack][row][K bytes], and a fragment is three ds_read_b64; other types in pieces.
+bool lds_row_major(const Schedule& s, Operand operand);
+int fragment_reads(const Schedule& s, Operand operand);  // ds_reads per fragment
 int part_bytes(const Schedule& s);        // waves * 1024: one buffer_load_dwordx4 lds per wave
 int g2s_parts(const Schedule& s, Operand operand);
 int operand_tile_bytes(const Schedule& s, Operand operand);
@@ -106,7 +110,7 @@ struct WaveCoord { int wm, wn, group; };
 WaveCoord wave_coord(const Schedule& s, int wave);  // wave = wm * wave_grid_n + wn
 RowRange s2r_rows(const Schedule& s, const ScheduleOp& s2r, int wave);
 std::vector<int> parts_read(const Schedule& s, const ScheduleOp& s2r, int wave);
-int ds_reads(const Schedule& s, const ScheduleOp& s2r);  // ds_read_b128 per lane (every chunk of every fragment)
+int ds_reads(const Schedule& s, const ScheduleOp& s2r);  // ds_reads per lane (every read of every fragment)
 int mfma_count(const Schedule& s, const ScheduleOp& mfma);
 int s2r_register_versions(const Schedule& s, int s2r_index);
 int accumulator_registers(const Schedule& s);  // AGPRs per lane

@@ -74,6 +74,8 @@ const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out ==
 
 int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
 
+int element_granule(int bits) { return bits == 6 ? 64 : 128 / bits; }
+
 std::string GemmShape::to_string() const {
   std::string text = fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out));
   if (batch != 1) text += fmt::format(" batch {} strides {},{},{}", batch, a_stride(), b_stride(), c_stride());

@@ -49,7 +49,11 @@ void emit_entry(GemmContext& ctx);                     // ids, descriptors, lane
 void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix);  // the schedule
 void emit_store_c(GemmContext& ctx);                   // bounds-checked C store
 
-// One schedule op for the tile in LDS slot `slot` and S2R register version `version`.
-void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version);
+// One schedule op for the tile in LDS slot `slot`, S2R register version
+// `version` and (MFMAs of scaled schedules) scale register version `scale_version`.
+void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version, int scale_version = 0);
+// MX scales of kpack `kp` of the tile `tile_offset` tiles after this iteration's
+// k_base into scale registers `version` (buffer_load_ubyte).
+void emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp);
 
 }  // namespace cdna4::codegen

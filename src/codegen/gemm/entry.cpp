@@ -61,17 +61,86 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
   }
 }
 
-// ds_read_b128 address of the wave's first fragment in each slot; fragments
+// x / d for 0 <= x < 2^32 and d = 3 or 6: the high half of x * ceil(2^33 / 3),
+// shifted. `k` is an SGPR for the constant (VOP3 takes no literal on gfx9).
+void divide_by_3_or_6(Code& c, Reg q, Reg x, int d, Reg k) {
+  c.s_mov_b32(k, imm(0xaaaaaaab));
+  c.v_mul_hi_u32(q, k, x);
+  c.v_lshrrev_b32(q, imm(d == 3 ? 1 : 2), q);
+}
+
+// Row-major operands (fp6 / bf6): the tile is [kpack][row][row_bytes] in LDS and
+// lane l of wave w in part p loads its 16-byte unit t = (p * waves + w) * 64 + l:
+// kpack t / (rows * u), row (t mod rows * u) / u, piece t mod u of the row, with
+// u = row_bytes / 16 (6 or 3). Consecutive lanes read consecutive 16 bytes of a
+// row, so a row's bytes are one contiguous run. The lane's k column for masking
+// is the first element of its 48-byte (64-element) group, which K (a multiple
+// of 64) never splits.
+void g2s_row_major_addresses(GemmContext& ctx, Operand op) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const int rows = ctx.tile_rows(op), units = l.row_bytes / 16;
+  const Reg scratch{RegFile::v, uint16_t(r.first_fragment), 4};  // free until the first S2R
+  const Reg t = scratch.sub(0), kp = scratch.sub(1), row = scratch.sub(2), piece = scratch.sub(3);
+  const Reg wave_units = r.tmp.sub(0), ld = r.tmp.sub(1), first_row = r.tmp.sub(2), k = r.tmp.sub(3);
+  c.s_lshl_b32(wave_units, r.wave, imm(6));
+  c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
+  c.s_mov_b32(first_row, op == Operand::a ? r.tile_m0 : r.tile_n0);
+  const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
+  for (int p = 0; p < parts; ++p) {
+    const Reg addr = r.g2s_addr(op, p, ctx.geo), kcol = r.g2s_kcol(op, p, ctx.geo);
+    c.v_add_u32(t, wave_units, r.lane);
+    if (p) c.v_add_u32(t, imm(p * ctx.schedule.waves * 64), t);
+    c.v_lshrrev_b32(kp, imm(log2_exact(rows)), t);
+    divide_by_3_or_6(c, kp, kp, units, k);
+    c.s_mov_b32(k, imm(rows * units));
+    c.v_mul_lo_u32(row, k, kp);
+    c.v_sub_u32(t, t, row);                       // unit within the kpack
+    divide_by_3_or_6(c, row, t, units, k);
+    c.v_mul_lo_u32(piece, imm(units), row);
+    c.v_sub_u32(piece, t, piece);                 // 16-byte piece of the row
+    c.v_add_u32(row, first_row, row);             // row of the matrix
+    c.v_mul_lo_u32(addr, row, ld);
+    c.s_mov_b32(k, imm(l.row_bytes));
+    c.v_mul_lo_u32(t, k, kp);
+    c.v_add_u32(addr, addr, t);
+    c.v_lshlrev_b32(t, imm(4), piece);
+    c.v_add_u32(addr, addr, t);
+    c.s_mov_b32(k, imm(ctx.geo.mfma_k));
+    c.v_mul_lo_u32(kcol, k, kp);
+    c.v_cmp_gt_i32(imm(3), piece);                // pieces 0..2: the row's first 64 elements
+    c.v_add_u32(t, imm(64), kcol);
+    c.v_cndmask_b32(kcol, t, kcol);
+    if (ctx.needs_mask(op)) {
+      c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
+      c.v_cndmask_b32(kcol, r.no_column, kcol);
+    }
+  }
+}
+
+// ds_read address of the wave's first fragment in each slot; fragments
 // of (block j, kpack) sit at (j * kpacks + kpack) KiB from it.
 void lds_lane_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
   const Schedule& s = ctx.schedule;
-  const Reg wave_offset = r.tmp.sub(0), lane_offset = r.addr_tmp.sub(0);
-  c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
-              imm(ctx.blocks(op) * ctx.geo.kpacks * ctx.geo.of(op).chunks * 1024));
-  c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
-  c.v_add_u32(lane_offset, wave_offset, lane_offset);
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const Reg wave_offset = r.tmp.sub(0), lane_offset = r.addr_tmp.sub(0), k = r.tmp.sub(1);
+  if (l.row_major) {  // the lane's row of the wave's first block, at its lane group's 24 bytes
+    c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.mfma_rows(op) * l.row_bytes));
+    c.s_mov_b32(k, imm(l.row_bytes));
+    c.v_mul_lo_u32(lane_offset, k, r.lane_row);
+    c.v_add_u32(lane_offset, wave_offset, lane_offset);
+    c.s_mov_b32(k, imm(ctx.geo.fragment_regs(op) * 4));
+    c.v_mul_lo_u32(r.addr_tmp.sub(1), k, r.lane_kgroup);
+    c.v_add_u32(lane_offset, lane_offset, r.addr_tmp.sub(1));
+  } else {
+    c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
+                imm(ctx.blocks(op) * ctx.geo.kpacks * l.chunks * 1024));
+    c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
+    c.v_add_u32(lane_offset, wave_offset, lane_offset);
+  }
   for (int slot = 0; slot < s.lds_buffers; ++slot)
     c.v_add_u32(r.lds_addr(op, slot, s.lds_buffers), imm(lds_offset(s, op, 0, slot)), lane_offset);
 }
@@ -161,7 +230,10 @@ void emit_entry(GemmContext& ctx) {
   if (s.scaled) scale_addresses(ctx);
   c.comment("entry: lane addresses");
   for (Operand op : {Operand::a, Operand::b}) {
-    g2s_lane_addresses(ctx, op);
+    if (ctx.geo.of(op).row_major)
+      g2s_row_major_addresses(ctx, op);
+    else
+      g2s_lane_addresses(ctx, op);
     lds_lane_addresses(ctx, op);
   }
   c.comment("entry: zero accumulators");

@@ -22,7 +22,8 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 std::string kind_of(const std::string& line) {
   const std::string mnemonic = line.substr(0, line.find(' '));
   if (starts_with(mnemonic, "v_mfma")) return mnemonic;
-  if (starts_with(mnemonic, "buffer_load") && line.find(" lds") != std::string::npos) return mnemonic + " lds";
+  if (starts_with(mnemonic, "buffer_load"))  // LDS-DMA G2S, or an MX scale into a register
+    return line.find(" lds") != std::string::npos ? mnemonic + " lds" : mnemonic;
   if (starts_with(mnemonic, "ds_")) return mnemonic;
   if (mnemonic == "s_waitcnt" || mnemonic == "s_setprio") return line;
   if (mnemonic == "s_barrier") return mnemonic;

@@ -43,9 +43,9 @@ static void validate_batch(const GemmShape& sh, int bits_a, int bits_b, int64_t 
   if (sh.batch == 1) return;
   constexpr int64_t kLarge = int64_t(1) << 40;  // past any stride the byte check below accepts
   if (sh.stride_a > kLarge || sh.stride_b > kLarge || sh.stride_c > kLarge) fail("each stride must stay below 4 GiB");
-  if (sh.a_stride() * bits_a % 128 != 0 || sh.b_stride() * bits_b % 128 != 0)
+  if (sh.a_stride() % element_granule(bits_a) != 0 || sh.b_stride() % element_granule(bits_b) != 0)
     fail(fmt::format("stride_a must be a multiple of {} and stride_b of {} elements (each matrix starts on 16 bytes)",
-                     128 / bits_a, 128 / bits_b));
+                     element_granule(bits_a), element_granule(bits_b)));
   const int64_t c_extent = (sh.m - 1) * sh.c_ld() + sh.n;
   if (sh.c_stride() < c_extent)
     fail(fmt::format("stride_c {} is smaller than one C matrix ({} elements): the batch's stores would overlap",
@@ -56,12 +56,14 @@ static void validate_batch(const GemmShape& sh, int bits_a, int bits_b, int64_t 
 
 void validate_shape(const GemmShape& sh, int bits_a, int bits_b) {
   auto fail = [&](const std::string& why) { throw Error(fmt::format("shape {}: {}", sh.to_string(), why)); };
-  const int granule_a = 128 / bits_a, granule_b = 128 / bits_b;  // elements in 16 bytes
-  const int granule = std::max(granule_a, granule_b);              // both powers of two
+  const int granule_a = element_granule(bits_a), granule_b = element_granule(bits_b);
+  const int granule = std::max(granule_a, granule_b);  // 8, 16, 32 or 64: the larger is a multiple of the other
   if (sh.m < 1 || sh.n < 1 || sh.k < 1) fail("M, N and K must be at least 1");
   if (sh.k % granule != 0)
-    fail(fmt::format("K must be a multiple of {0} (each lane loads {0} consecutive k, 16 bytes); pad A and B with "
-                     "zero columns to K={1} (run_gemm does this)", granule, checked::ceil_div<int64_t>(sh.k, granule) * granule));
+    fail(fmt::format("K must be a multiple of {0} ({1}); pad A and B with zero columns to K={2} (run_gemm does this)",
+                     granule, granule == 64 ? "6-bit rows are loaded in 48-byte groups of 64 elements"
+                                            : fmt::format("each lane loads {} consecutive k, 16 bytes", granule),
+                     checked::ceil_div<int64_t>(sh.k, granule) * granule));
   if (sh.a_ld() < sh.k || sh.b_ld() < sh.k || sh.c_ld() < sh.n) fail("a leading dimension is smaller than its row");
   if (sh.a_ld() % granule_a != 0 || sh.b_ld() % granule_b != 0)
     fail(granule_a == granule_b

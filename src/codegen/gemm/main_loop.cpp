@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "cdna4/error.hpp"
 #include "codegen/gemm/context.hpp"
 
 namespace cdna4::codegen {
@@ -18,8 +20,23 @@ namespace {
 
 struct Iteration {
   int index = 0;
+  int k_tiles = 0;  // of the stream the iteration belongs to (a stand-in K's, for long K)
   std::vector<OpInstance> instances;  // in emission order; op -1 is the ping-pong shift barrier
 };
+
+// The stage of a scaled schedule's MFMAs: one for all, so that the scales of
+// two tiles in flight fit two register versions.
+int mfma_scale_stage(const Schedule& s) {
+  std::optional<int> stage;
+  for (const ScheduleOp& op : s.ops) {
+    if (op.kind != OpKind::mfma) continue;
+    if (stage && *stage != op.stage)
+      throw Error(fmt::format("schedule {}: MFMAs at stages {} and {}; the MX scale path keeps the scales of one tile "
+                              "per register version, so a scaled schedule's MFMAs share one stage", s.name, *stage, op.stage));
+    stage = op.stage;
+  }
+  return stage.value_or(0);
+}
 
 // Two iterations emit the same code when their ops, waits, slots and versions match.
 using Signature = std::vector<std::tuple<int, int, int, int, int>>;
@@ -31,23 +48,30 @@ Signature signature(const GemmContext& ctx, const Iteration& it) {
     sig.emplace_back(inst.op, inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1), k % ctx.geo.lds_buffers,
                      k % ctx.geo.register_versions);
   }
+  if (ctx.schedule.scaled) {  // the scale registers' tile parity, and whether this iteration loads scales
+    const int tile = it.index + 1 - mfma_scale_stage(ctx.schedule);
+    sig.emplace_back(-2, it.index % 2, tile >= 0 && tile < it.k_tiles, it.index == 0, 0);
+  }
   return sig;
 }
 
 std::vector<Iteration> iterations_of(const GemmContext& ctx, int k_tiles, int group) {
   std::vector<Iteration> out;
   for (const OpInstance& inst : expand(ctx.schedule, k_tiles, group)) {
-    if (out.empty() || out.back().index != inst.iteration) out.push_back({inst.iteration, {}});
+    if (out.empty() || out.back().index != inst.iteration) out.push_back({inst.iteration, k_tiles, {}});
     out.back().instances.push_back(inst);
   }
   return out;
 }
 
-// dst = K elements of `bits` each, in bytes (K is a multiple of 2 elements for 4-bit types).
+// dst = K elements of `bits` each, in bytes (stage offsets are whole tiles: exact).
 void elements_to_bytes(Code& c, Reg dst, Reg elements, int bits) {
   if (bits == 16) c.s_lshl_b32(dst, elements, imm(1));
   else if (bits == 4) c.s_lshr_b32(dst, elements, imm(1));
-  else if (dst != elements) c.s_mov_b32(dst, elements);
+  else if (bits == 6) {
+    c.s_mul_i32(dst, elements, imm(3));
+    c.s_lshr_b32(dst, dst, imm(2));
+  } else if (dst != elements) c.s_mov_b32(dst, elements);
 }
 
 void emit_iteration(GemmContext& ctx, const Iteration& it) {
@@ -69,14 +93,48 @@ void emit_iteration(GemmContext& ctx, const Iteration& it) {
     if (bytes_b != first) elements_to_bytes(c, bytes_b, first, ctx.geo.of(Operand::b).element_bits);
     elements_to_bytes(c, first, first, ctx.geo.of(Operand::a).element_bits);
   }
+  // MX scales (see mfma_scale_stage): iteration i loads the scales of tile
+  // i + 1 - mfma_stage, the tile its successor's MFMAs read, into the registers
+  // of that tile's parity, right after the first wait that follows all of the
+  // iteration's G2S (or at its end): one iteration ahead, and behind the G2S so
+  // that the schedule's waits for those need not wait for them. Extra loads only
+  // make the schedule's vmcnt waits wait for more, never less. An MFMA waits for
+  // its scales with vmcnt(VM ops issued in this iteration), unless a wait in
+  // this iteration already covered everything issued before it.
+  const int mfma_stage = s.scaled ? mfma_scale_stage(s) : 0;
+  auto load_scales_of = [&](int tile) {  // returns the loads issued
+    if (tile < 0 || tile >= it.k_tiles) return 0;
+    for (int kp = 0; kp < ctx.geo.kpacks; ++kp) emit_scale_loads(ctx, tile - it.index, tile % 2, kp);
+    return ctx.geo.kpacks * (ctx.geo.blocks_m + ctx.geo.blocks_n);
+  };
+  int vm_issued = 0;            // VM ops this iteration, after any scale loads at its start
+  bool previous_in = !s.scaled; // the scales loaded before this iteration are complete
+  bool loaded = !s.scaled;
+  size_t g2s_left = 0;
+  for (const auto& inst : it.instances)
+    if (inst.op >= 0 && s.ops[inst.op].kind == OpKind::g2s) ++g2s_left;
+  if (s.scaled && it.index == 0 && mfma_stage == 0) load_scales_of(0);  // tile 0's MFMAs run in this iteration
   for (const auto& inst : it.instances) {
-    c.s_waitcnt(inst.vmcnt.value_or(-1), inst.lgkmcnt.value_or(-1));
+    int vm = inst.vmcnt.value_or(-1);
+    const bool mfma = inst.op >= 0 && s.ops[inst.op].kind == OpKind::mfma;
+    if (mfma && !previous_in && (vm < 0 || vm > vm_issued)) vm = vm_issued;
+    if (vm >= 0 && vm <= vm_issued) previous_in = true;
+    c.s_waitcnt(vm, inst.lgkmcnt.value_or(-1));
+    if (inst.op >= 0 && s.ops[inst.op].kind == OpKind::g2s) {
+      ++vm_issued;
+      --g2s_left;
+    }
+    const bool scale_point = !loaded && g2s_left == 0 && (vm >= 0 || &inst == &it.instances.back());
     if (inst.op < 0) {
       c.s_barrier();
       c.lines.back().inst.comment = "ping-pong phase shift";
-      continue;
+    } else {
+      emit_op(ctx, s.ops[inst.op], inst.k % ctx.geo.lds_buffers, inst.k % ctx.geo.register_versions, inst.k % 2);
     }
-    emit_op(ctx, s.ops[inst.op], inst.k % ctx.geo.lds_buffers, inst.k % ctx.geo.register_versions);
+    if (scale_point) {
+      vm_issued += load_scales_of(it.index + 1 - mfma_stage);
+      loaded = true;
+    }
   }
   c.s_add_u32(r.k_base, r.k_base, imm(s.tile_k));
 }
@@ -147,7 +205,7 @@ MainLoopPlan plan_main_loop(const GemmContext& ctx, int group, int period) {
 
 void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix) {
   Code& c = ctx.code;
-  const int period = std::lcm(ctx.geo.lds_buffers, ctx.geo.register_versions);
+  const int period = std::lcm(std::lcm(ctx.geo.lds_buffers, ctx.geo.register_versions), ctx.schedule.scaled ? 2 : 1);
   const MainLoopPlan plan = plan_main_loop(ctx, group, period);
   const std::vector<Iteration>& its = plan.iterations;
   const LoopRun& loop = plan.loop;

@@ -45,7 +45,17 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
   const Range blocks = half_range(ctx.blocks(op.operand), op.operand == Operand::a ? op.m_half : op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const Reg base = ctx.regs.lds_addr(op.operand, slot, ctx.schedule.lds_buffers);
-  const int chunks = ctx.geo.of(op.operand).chunks;
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op.operand);
+  if (l.row_major) {  // [kpack][row][row_bytes]: three 8-byte reads of the lane's 24 bytes
+    const int rows = ctx.tile_rows(op.operand), block_rows = ctx.mfma_rows(op.operand);
+    for (int kp = kps.begin; kp < kps.end; ++kp)
+      for (int j = blocks.begin; j < blocks.end; ++j)
+        for (int h = 0; h < l.fragment_regs / 2; ++h)
+          ctx.code.ds_read_b64(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(2 * h, 2), base,
+                               (kp * rows + j * block_rows) * l.row_bytes + 8 * h);
+    return;
+  }
+  const int chunks = l.chunks;
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int j = blocks.begin; j < blocks.end; ++j)
       for (int h = 0; h < chunks; ++h)
@@ -64,23 +74,25 @@ std::string mfma_formats(const Schedule& s) {
   return mods;
 }
 
-// MX scales of one kpack, loaded just before its MFMAs: lane l of row (column)
-// block j needs the byte of its row (column) and of the 32-element K block its
-// lane group holds, one buffer_load_ubyte each, then vmcnt(0). Lanes past K load
-// nothing (zero); rows and columns past M and N feed only dropped outputs.
-void load_scales(GemmContext& ctx, const ScheduleOp& op, int kp, Range ms, Range ns) {
+}  // namespace
+
+// MX scales of one kpack of tile `tile` (relative to this iteration: the tile
+// k_base / tile_k + offset) into scale registers `version`: lane l of row (column) block j
+// needs the byte of its row (column) and of the 32-element K block its lane
+// group holds, one buffer_load_ubyte each. Lanes past K load nothing (zero);
+// rows and columns past M and N feed only dropped outputs.
+void emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
   const GemmGeometry& g = ctx.geo;
   const int64_t k_blocks = ctx.shape.k / 32;
   const bool mask_k = ctx.shape.k % ctx.schedule.tile_k != 0;
-  c.s_add_i32(r.scale_block_a, r.k_base, imm(-op.stage * ctx.schedule.tile_k + kp * g.mfma_k));
+  c.s_add_i32(r.scale_block_a, r.k_base, imm(tile_offset * ctx.schedule.tile_k + kp * g.mfma_k));
   c.s_lshr_b32(r.scale_block_a, r.scale_block_a, imm(5));
   c.s_mul_i32(r.scale_block_b, r.scale_block_a, imm(ctx.shape.n));
   for (Operand operand : {Operand::a, Operand::b}) {
-    const Range blocks = operand == Operand::a ? ms : ns;
-    for (int j = blocks.begin; j < blocks.end; ++j) {
-      const Reg value = r.scale_value(g, operand, j), addr = r.scale_addr();
+    for (int j = 0; j < ctx.blocks(operand); ++j) {
+      const Reg value = r.scale_value(g, operand, version, kp, j), addr = r.scale_addr();
       const int64_t step = operand == Operand::a ? int64_t(j) * g.mfma_m * k_blocks : int64_t(j) * g.mfma_n;
       c.v_add_u32(addr, operand == Operand::a ? r.scale_block_a : r.scale_block_b, r.scale_base(operand));
       if (step) c.v_add_u32(addr, imm(step), addr);
@@ -92,24 +104,24 @@ void load_scales(GemmContext& ctx, const ScheduleOp& op, int kp, Range ms, Range
       c.buffer_load_ubyte(value, addr, operand == Operand::a ? r.scale_desc_a : r.scale_desc_b, imm(0), 0);
     }
   }
-  c.s_waitcnt(0, -1);
 }
 
-void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version) {
+namespace {
+
+void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version, int scale_version) {
   const Range ms = half_range(ctx.geo.blocks_m, op.m_half), ns = half_range(ctx.geo.blocks_n, op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const char* mnemonic = mfma_shape(ctx.schedule.mfma).mnemonic;
   const std::string formats = mfma_formats(ctx.schedule);
   for (int kp = kps.begin; kp < kps.end; ++kp) {
-    if (ctx.schedule.scaled) load_scales(ctx, op, kp, ms, ns);
     for (int mb = ms.begin; mb < ms.end; ++mb)
       for (int nb = ns.begin; nb < ns.end; ++nb) {
         const Reg acc = ctx.regs.accumulator(ctx.geo, mb, nb);
         const Reg x = ctx.regs.fragment(ctx.geo, version, Operand::a, kp, mb);
         const Reg y = ctx.regs.fragment(ctx.geo, version, Operand::b, kp, nb);
         if (ctx.schedule.scaled)
-          ctx.code.v_mfma_scale(mnemonic, acc, x, y, acc, ctx.regs.scale_value(ctx.geo, Operand::a, mb),
-                                ctx.regs.scale_value(ctx.geo, Operand::b, nb), formats);
+          ctx.code.v_mfma_scale(mnemonic, acc, x, y, acc, ctx.regs.scale_value(ctx.geo, Operand::a, scale_version, kp, mb),
+                                ctx.regs.scale_value(ctx.geo, Operand::b, scale_version, kp, nb), formats);
         else
           ctx.code.v_mfma(mnemonic, acc, x, y, acc, formats);
       }
@@ -118,11 +130,11 @@ void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version) {
 
 }  // namespace
 
-void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
+void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version, int scale_version) {
   switch (op.kind) {
     case OpKind::g2s: emit_g2s(ctx, op, slot); break;
     case OpKind::s2r: emit_s2r(ctx, op, slot, version); break;
-    case OpKind::mfma: emit_mfma(ctx, op, version); break;
+    case OpKind::mfma: emit_mfma(ctx, op, version, scale_version); break;
     case OpKind::barrier: ctx.code.s_barrier(); break;
     case OpKind::setprio: ctx.code.s_setprio(op.prio); break;
     case OpKind::wait: break;  // its counts are emitted before every op

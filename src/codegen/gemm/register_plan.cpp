@@ -37,7 +37,9 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
   g.lane_elements = m.k / (64 / m.m);
   for (Operand op : {Operand::a, Operand::b}) {
     const int bits = cdna4::element_bits(op == Operand::a ? s.type_a : s.type_b);
-    g.layout[int(op)] = {bits, fragment_chunks(s, op), 128 / bits};
+    const bool rows = lds_row_major(s, op);
+    g.layout[int(op)] = {bits, fragment_bytes(s, op) / 4, rows ? 0 : fragment_chunks(s, op), rows ? 0 : 128 / bits,
+                         rows, m.k * bits / 8};
   }
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)
@@ -80,7 +82,7 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
   const int parts = g.parts_a + g.parts_b;
   p.first_g2s_addr = p.first_lds_addr + 2 * g.lds_buffers;
   p.first_g2s_kcol = p.first_g2s_addr + parts;
-  p.first_fragment = p.first_g2s_kcol + parts;
+  p.first_fragment = round_up(p.first_g2s_kcol + parts, 2);  // 64-bit reads write even register pairs
   const int fragment_vgprs = g.register_versions * g.kpacks *
                              (g.fragment_regs(Operand::a) * g.blocks_m + g.fragment_regs(Operand::b) * g.blocks_n);
   constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
@@ -98,7 +100,7 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
       throw Error(fmt::format("schedule {}: a pipeline of depth {} with scales needs {} SGPRs, gfx950 has {}", s.name,
                               depth(s), p.sgprs, kMaxSgprs));
     p.first_scale = p.vgprs;
-    p.vgprs += 3 + g.blocks_m + g.blocks_n;
+    p.vgprs += 3 + 2 * g.kpacks * (g.blocks_m + g.blocks_n);
   }
   if (batched) {
     p.batch_index = {RegFile::s, uint16_t(p.sgprs++)};

@@ -22,13 +22,18 @@ struct GemmGeometry {
   // A and B each: their widths may differ (fp8 x fp4).
   struct OperandLayout {
     int element_bits;
-    int chunks;              // 16-byte pieces of one MFMA operand per lane (1 KiB of LDS per 64 lanes)
+    int fragment_regs;       // VGPRs of one MFMA operand per lane
+    // Pieces (8-, 16- and 4-bit types): 16-byte pieces of a fragment, each 1 KiB of LDS per 64 lanes.
+    int chunks;
     int chunk_elements;      // K elements in 16 bytes
+    // Rows (6-bit types): the tile as [kpack][row][row_bytes], read with three ds_read_b64.
+    bool row_major;
+    int row_bytes;           // K bytes of one row in one kpack
   };
   OperandLayout layout[2];
   const OperandLayout& of(Operand op) const { return layout[int(op)]; }
   bool equal_widths() const { return layout[0].element_bits == layout[1].element_bits; }
-  int fragment_regs(Operand op) const { return 4 * of(op).chunks; }
+  int fragment_regs(Operand op) const { return of(op).fragment_regs; }
 
   static GemmGeometry of(const Schedule& s);
 };
@@ -71,7 +76,7 @@ struct RegisterPlan {
   int first_g2s_addr = 0;    // [operand part]: global byte offset of the lane's 16 bytes at k = 0
   int first_g2s_kcol = 0;    // [operand part]: lane's k column, or INT_MAX when its row is outside
   int first_fragment = 0;    // [version][operand][kpack][block] x 4
-  int first_scale = 0;       // scaled: lane base A, lane base B, address, then the blocks' A and B scale bytes
+  int first_scale = 0;       // scaled: lane base A, lane base B, address, then [tile parity][kpack] the blocks' A and B scale bytes
   int vgprs = 0;
   int agprs = 0;
 
@@ -82,8 +87,11 @@ struct RegisterPlan {
   isa::Reg accumulator(const GemmGeometry& g, int block_m, int block_n) const;
   isa::Reg scale_base(Operand op) const { return {isa::RegFile::v, uint16_t(first_scale + int(op))}; }
   isa::Reg scale_addr() const { return {isa::RegFile::v, uint16_t(first_scale + 2)}; }
-  isa::Reg scale_value(const GemmGeometry& g, Operand op, int block) const {
-    return {isa::RegFile::v, uint16_t(first_scale + 3 + (op == Operand::a ? block : g.blocks_m + block))};
+  // Two versions (tile parity): the next tile's scales load while the MFMAs read this tile's.
+  isa::Reg scale_value(const GemmGeometry& g, Operand op, int version, int kpack, int block) const {
+    const int per_kpack = g.blocks_m + g.blocks_n;
+    return {isa::RegFile::v, uint16_t(first_scale + 3 + (version * g.kpacks + kpack) * per_kpack +
+                                      (op == Operand::a ? block : g.blocks_m + block))};
   }
 
   // Throws cdna4::Error naming the budget that does not fit.

@@ -13,20 +13,31 @@
 namespace cdna4 {
 namespace {
 
-// Element `i` of a densely packed array of `bits`-bit elements (4, 8, 16, 32).
+// Element `i` of a densely packed array of `bits`-bit elements: bits [bits * i,
+// bits * (i + 1)) of the little-endian bit string (4, 6, 8, 16).
 uint32_t get(const std::vector<uint8_t>& v, size_t i, int bits) {
-  if (bits == 4) return (v[i / 2] >> (4 * (i % 2))) & 0xf;
-  uint32_t x = 0;
-  std::memcpy(&x, &v[i * size_t(bits / 8)], size_t(bits / 8));
-  return x;
+  if (bits % 8 == 0) {
+    uint32_t x = 0;
+    std::memcpy(&x, &v[i * size_t(bits / 8)], size_t(bits / 8));
+    return x;
+  }
+  const size_t bit = i * size_t(bits);
+  uint32_t word = v[bit / 8];
+  if (bit % 8 + size_t(bits) > 8) word |= uint32_t(v[bit / 8 + 1]) << 8;
+  return (word >> (bit % 8)) & ((1u << bits) - 1);
 }
 
 void put(std::vector<uint8_t>& v, size_t i, int bits, uint32_t x) {
-  if (bits == 4) {
-    v[i / 2] = uint8_t((v[i / 2] & ~(0xf << (4 * (i % 2)))) | (x << (4 * (i % 2))));
+  if (bits % 8 == 0) {
+    std::memcpy(&v[i * size_t(bits / 8)], &x, size_t(bits / 8));
     return;
   }
-  std::memcpy(&v[i * size_t(bits / 8)], &x, size_t(bits / 8));
+  const size_t bit = i * size_t(bits);
+  const uint32_t mask = ((1u << bits) - 1) << (bit % 8);
+  const uint32_t shifted = x << (bit % 8);
+  v[bit / 8] = uint8_t((v[bit / 8] & ~mask) | (shifted & mask));
+  if (bit % 8 + size_t(bits) > 8)
+    v[bit / 8 + 1] = uint8_t((v[bit / 8 + 1] & ~(mask >> 8)) | ((shifted & mask) >> 8));
 }
 
 }  // namespace
@@ -68,7 +79,7 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
                               scale_a.size(), scale_b.size(), m * (k / 32) * batch, (k / 32) * n * batch, per));
   }
   // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
-  const int granule = 128 / std::min(bits_a, bits_b);
+  const int granule = std::max(element_granule(bits_a), element_granule(bits_b));
   const auto padded = checked::round_up<int64_t>(k, granule);
   if (!padded) throw Error(fmt::format("run_gemm: K = {} cannot be padded to a multiple of {}", k, granule));
   const int64_t kp = *padded;
@@ -101,10 +112,19 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
   da.upload(a);
   db.upload(bt);
   dc.fill_zero();
-  if (schedule.scaled) {  // K is whole scale blocks already: the scales need no padding
-    Buffer sa = device.alloc(scale_a.size()), sb = device.alloc(scale_b.size());
-    sa.upload(scale_a);
-    sb.upload(scale_b);
+  if (schedule.scaled) {
+    // K is whole scale blocks; padding it (6-bit types: to 64) adds blocks of
+    // zero elements, whose scales (1.0) only ever scale zeros.
+    const int64_t blocks = k / 32, padded_blocks = kp / 32;
+    std::vector<uint8_t> pa(size_t(batch * m * padded_blocks), 127), pb(size_t(batch * padded_blocks * n), 127);
+    for (int64_t z = 0; z < batch; ++z) {
+      for (int64_t i = 0; i < m; ++i)
+        std::memcpy(&pa[size_t((z * m + i) * padded_blocks)], &scale_a[size_t((z * m + i) * blocks)], size_t(blocks));
+      std::memcpy(&pb[size_t(z * padded_blocks * n)], &scale_b[size_t(z * blocks * n)], size_t(blocks * n));
+    }
+    Buffer sa = device.alloc(pa.size()), sb = device.alloc(pb.size());
+    sa.upload(pa);
+    sb.upload(pb);
     run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc, sa, sb}, launch);
   } else {
     run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc}, launch);

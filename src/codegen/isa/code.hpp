@@ -60,6 +60,7 @@ class Code {
   void v_lshlrev_b32(Reg d, Arg shift, Arg x) { op("v_lshlrev_b32", d, {shift, x}); }
   void v_lshrrev_b32(Reg d, Arg shift, Arg x) { op("v_lshrrev_b32", d, {shift, x}); }
   void v_mul_lo_u32(Reg d, Arg x, Arg y) { op("v_mul_lo_u32", d, {x, y}); }
+  void v_mul_hi_u32(Reg d, Arg x, Arg y) { op("v_mul_hi_u32", d, {x, y}); }
   void v_bfe_u32(Reg d, Arg x, Arg offset, Arg width) { op("v_bfe_u32", d, {x, offset, width}); }
   void v_add3_u32(Reg d, Arg x, Arg y, Arg z) { op("v_add3_u32", d, {x, y, z}); }
   void v_cmp_gt_i32(Arg x, Arg y) { op("v_cmp_gt_i32", vcc, {x, y}); }
@@ -72,10 +73,11 @@ class Code {
   void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
     emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
   }
-  // v_mfma_scale_*: the scale bytes in byte 0 of `scale_x` and `scale_y` (op_sel 0).
+  // v_mfma_scale_*: the scale bytes in byte 0 of `scale_x` and `scale_y` (op_sel and
+  // op_sel_hi 0, written out as LLVM's disassembler prints them).
   void v_mfma_scale(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, Reg scale_x, Reg scale_y,
-                    std::string modifiers = "") {
-    emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, std::move(modifiers), ""});
+                    const std::string& modifiers = "") {
+    emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, "op_sel_hi:[0,0,0]" + (modifiers.empty() ? "" : " " + modifiers), ""});
   }
 
   // ---- memory ----
@@ -94,6 +96,9 @@ class Code {
   }
   void buffer_store_short_d16_hi(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_short_d16_hi", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
+  }
+  void ds_read_b64(Reg d, Reg addr, int offset) {
+    mem("ds_read_b64", {d}, {addr}, offset ? "offset:" + std::to_string(offset) : "");
   }
   void ds_read_b128(Reg d, Reg addr, int offset) {
     mem("ds_read_b128", {d}, {addr}, offset ? "offset:" + std::to_string(offset) : "");

@@ -25,6 +25,12 @@ int fragment_bytes(const Schedule& s, Operand operand) {
 
 int fragment_chunks(const Schedule& s, Operand operand) { return fragment_bytes(s, operand) / 16; }
 
+bool lds_row_major(const Schedule& s, Operand operand) { return element_bits(type_of(s, operand)) == 6; }
+
+int fragment_reads(const Schedule& s, Operand operand) {
+  return lds_row_major(s, operand) ? fragment_bytes(s, operand) / 8 : fragment_chunks(s, operand);
+}
+
 int part_bytes(const Schedule& s) { return s.waves * 1024; }
 
 int operand_tile_bytes(const Schedule& s, Operand operand) {
@@ -49,6 +55,12 @@ int lds_offset(const Schedule& s, Operand operand, int part, int slot) {
 
 RowRange part_rows(const Schedule& s, Operand operand, int part) {
   const int extent = operand == Operand::a ? s.tile_m : s.tile_n;
+  if (lds_row_major(s, operand)) {  // bytes [part * P, (part + 1) * P) of [kpack][row][row bytes]
+    const int row_bytes = operand_tile_bytes(s, operand) / (extent * kpacks(s)), kpack_bytes = extent * row_bytes;
+    const int first = part * part_bytes(s), last = first + part_bytes(s) - 1;
+    if (first / kpack_bytes != last / kpack_bytes) return {0, extent};  // spans two kpacks
+    return {first % kpack_bytes / row_bytes, last % kpack_bytes / row_bytes + 1};
+  }
   const int rows = extent / g2s_parts(s, operand);
   return {part * rows, (part + 1) * rows};
 }
@@ -90,7 +102,7 @@ int ds_reads(const Schedule& s, const ScheduleOp& op) {
   const MfmaShape m = mfma_shape(s.mfma);
   const RowRange rows = s2r_rows(s, op, 0);
   const int block = op.operand == Operand::a ? m.m : m.n;
-  return blocks(rows.end - rows.begin, block) * (op.kpack ? 1 : kpacks(s)) * fragment_chunks(s, op.operand);
+  return blocks(rows.end - rows.begin, block) * (op.kpack ? 1 : kpacks(s)) * fragment_reads(s, op.operand);
 }
 
 int mfma_count(const Schedule& s, const ScheduleOp& op) {
@@ -129,7 +141,8 @@ int vgpr_estimate(const Schedule& s) {
   int regs = kAddressingVgprs;
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].kind == OpKind::s2r)
-      regs += ds_reads(s, s.ops[i]) * 4 * s2r_register_versions(s, static_cast<int>(i));
+      regs += ds_reads(s, s.ops[i]) / fragment_reads(s, s.ops[i].operand) * fragment_bytes(s, s.ops[i].operand) / 4 *
+              s2r_register_versions(s, static_cast<int>(i));
   return regs;
 }
 

@@ -160,12 +160,6 @@ void read_scale(const Reader& r, const json& root, Schedule& s) {
 // Kernel-level geometry: everything downstream (parts, kpacks, halves) relies on it.
 void check_geometry(const Reader& r, const Schedule& s) {
   check_types(r, s);
-  for (Operand o : {Operand::a, Operand::b})
-    if (fragment_bytes(s, o) % 16 != 0)
-      r.fail(o == Operand::a ? "types.a" : "types.b",
-             fmt::format("{} operands are not supported yet: one {} takes {} bytes of them per lane, and the LDS "
-                         "layout moves whole 16-byte pieces", to_string(o == Operand::a ? s.type_a : s.type_b),
-                         mfma_shape(s.mfma).mnemonic, fragment_bytes(s, o)));
   const MfmaShape m = mfma_shape(s.mfma);
   if (s.tile_k % m.k != 0)
     r.fail("tile.k", fmt::format("expected a multiple of {} (the K of one {}), got {}", m.k, m.mnemonic, s.tile_k));
@@ -180,6 +174,13 @@ void check_geometry(const Reader& r, const Schedule& s) {
     const int rows = o == Operand::a ? s.tile_m : s.tile_n;
     const int bytes = operand_tile_bytes(s, o);
     const char* path = o == Operand::a ? "tile.m" : "tile.n";
+    if (lds_row_major(s, o)) {  // parts are byte ranges of whole 16-byte row pieces
+      if (bytes % part_bytes(s) != 0)
+        r.fail(path, fmt::format("the {} tile ({} x {} {} = {} bytes) must split into whole G2S parts of waves * 1024 = "
+                                 "{} bytes", to_string(o), rows, s.tile_k, to_string(o == Operand::a ? s.type_a : s.type_b),
+                                 bytes, part_bytes(s)));
+      continue;
+    }
     if (bytes % part_bytes(s) != 0 || rows % (bytes / part_bytes(s)) != 0)
       r.fail(path, fmt::format("the {} tile ({} x {} {} = {} bytes) must split into whole G2S parts of waves * 1024 = {} bytes "
                                "along its {} dimension", to_string(o), rows, s.tile_k,

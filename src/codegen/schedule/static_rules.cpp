@@ -181,9 +181,9 @@ class Rules {
 
   void resources() {
     if (lds_bytes(s_) > kLdsCapacity)
-      add("lds-capacity", -1, fmt::format("LDS use is {} buffers x {} bytes (A {}x{} + B {}x{} bf16) = {} bytes, more than the {} bytes "
-                                          "(160 KiB) of a gfx950 CU", s_.lds_buffers, slot_bytes(s_), s_.tile_m, s_.tile_k, s_.tile_k,
-                                          s_.tile_n, lds_bytes(s_), kLdsCapacity));
+      add("lds-capacity", -1, fmt::format("LDS use is {} buffers x {} bytes (A {}x{} {} + B {}x{} {}) = {} bytes, more than the {} bytes "
+                                          "(160 KiB) of a gfx950 CU", s_.lds_buffers, slot_bytes(s_), s_.tile_m, s_.tile_k,
+                                          to_string(s_.type_a), s_.tile_k, s_.tile_n, to_string(s_.type_b), lds_bytes(s_), kLdsCapacity));
     const int agprs = accumulator_registers(s_), vgprs = vgpr_estimate(s_);
     if (agprs > kMaxAgprs)
       add("registers", -1, fmt::format("the wave tile {}x{} needs {} f32 accumulator registers per lane, more than the {} AGPRs",
