@@ -143,7 +143,8 @@ int main(int argc, char** argv) try {
   const std::vector<std::string> schedules = {"baseline_256x256x64_w8",      "interleave4_256x256x64_w8",
                                               "pingpong_256x256x64_w8",      "baseline_fp8_256x256x128_w8",
                                               "pingpong_fp8_256x256x128_w8", "twocluster_fp8_256x256x128_w8",
-                                              "baseline_mxfp4_256x256x128_w8"};
+                                              "baseline_mxfp4_256x256x128_w8", "baseline_mxfp6_256x256x128_w8",
+                                              "baseline_fp8xfp4_256x256x128_w8"};
   const std::vector<std::string> shapes = {"4096x4096x4096", "1024x1024x1024"};
   std::vector<std::string> json;
   for (const auto& s : schedules) json.push_back(read_text(source_dir / "schedules" / (s + ".json")));
