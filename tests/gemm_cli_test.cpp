@@ -165,3 +165,36 @@ TEST_CASE("cdna4-gemm runs a batch from files holding the matrices one after ano
   CHECK(short_a.status == 1);
   CHECK(short_a.output.find("A needs 2560 bf16 elements") != std::string::npos);
 }
+
+TEST_CASE("cdna4-gemm runs a fused epilogue from its flags and checks it", "[cli][gemm][epilogue]") {
+  test::TempDir dir;
+  const int64_t m = 70, n = 40, k = 32;
+  std::vector<float> c(static_cast<size_t>(m * n)), bias(static_cast<size_t>(n));
+  for (size_t i = 0; i < c.size(); ++i) c[i] = float(int(i % 13) - 6) * 0.25f;
+  for (size_t j = 0; j < bias.size(); ++j) bias[j] = float(j) * 0.5f - 7.0f;
+  std::vector<uint8_t> c_bytes(c.size() * 4), bias_bytes(bias.size() * 4);
+  std::memcpy(c_bytes.data(), c.data(), c_bytes.size());
+  std::memcpy(bias_bytes.data(), bias.data(), bias_bytes.size());
+  test::write_binary(dir.file("c.bin"), c_bytes);
+  test::write_binary(dir.file("bias.bin"), bias_bytes);
+  auto r = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "70x40x32",
+                              "--alpha", "0.5", "--beta", "-2", "--c-in", dir.file("c.bin"), "--c-type", "f32", "--bias",
+                              dir.file("bias.bin"), "--bias-dim", "n", "--activation", "gelu", "--out-type", "bf16",
+                              "--check"});
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("bit-exact: yes (0 of 2800 elements differ)") != std::string::npos);
+  // C's type defaults to the output type: an f32 file is twice what bf16 needs.
+  auto wrong_type = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape",
+                                       "70x40x32", "--c-in", dir.file("c.bin"), "--out-type", "bf16"});
+  CHECK(wrong_type.status == 1);
+  CHECK(wrong_type.output.find("C needs 2800 bf16 elements = 5600 bytes") != std::string::npos);
+  auto bad = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "70x40x32",
+                                "--beta", "2"});
+  CHECK(bad.status == 1);
+  CHECK(bad.output.find("--beta scales C: give --c-in FILE") != std::string::npos);
+  auto short_bias = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape",
+                                       "70x40x32", "--bias", dir.file("bias.bin"), "--bias-dim", "m"});
+  CHECK(short_bias.status == 1);
+  CHECK(short_bias.output.find("the bias needs 70 f32 elements") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 // cdna4-gemm: compile a schedule for a shape and run one GEMM on the emulator or
 // a gfx950, optionally checking every output element against the CPU reference.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -52,6 +53,14 @@ const char* kUsage =
     "                            row-major (generated without files: 1.0 for --data integer,\n"
     "                            2^-3 .. 2^3 otherwise)\n"
     "  --c-out FILE              write C\n"
+    "  --alpha F --beta F        fused epilogue D = act(alpha * A x B + beta * C + bias), F fp32\n"
+    "                            (defaults: alpha 1; beta 1 when there is a C input)\n"
+    "  --c-in FILE               C, M x N row-major in --c-type (default: the output type);\n"
+    "                            generated like A and B when the schedule's epilogue reads C\n"
+    "  --c-type f32|bf16|f16     C's element type\n"
+    "  --bias FILE --bias-dim m|n  f32 bias per row (M elements) or per column (N)\n"
+    "  --activation none|relu|gelu|silu  after the bias (gelu: the tanh form)\n"
+    "                            Any of these flags overrides the schedule's \"epilogue\".\n"
     "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
     "                            files and --c-out hold B matrices one after another\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
@@ -81,6 +90,8 @@ constexpr uint64_t kMaxThreads = 4096;
 struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
   uint64_t seed = 1, batch = 1;
+  std::optional<float> alpha, beta;
+  std::string c_in, c_type, bias, bias_dim, activation;
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
@@ -109,6 +120,13 @@ Options parse(int argc, char** argv) {
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned(value(), arg);
     else if (arg == "--batch") o.batch = cdna4::tools::parse_unsigned(value(), arg, UINT32_MAX);
+    else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float(value(), arg);
+    else if (arg == "--beta") o.beta = cdna4::tools::parse_float(value(), arg);
+    else if (arg == "--c-in") o.c_in = value();
+    else if (arg == "--c-type") o.c_type = value();
+    else if (arg == "--bias") o.bias = value();
+    else if (arg == "--bias-dim") o.bias_dim = value();
+    else if (arg == "--activation") o.activation = value();
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
@@ -125,6 +143,15 @@ Options parse(int argc, char** argv) {
   if (o.schedule.empty()) throw cdna4::Error("no schedule given (see --help)");
   if (o.shape.empty()) throw cdna4::Error("--shape MxNxK is required");
   if (o.batch < 1) throw cdna4::Error("--batch must be at least 1");
+  if (!o.c_type.empty() && o.c_type != "f32" && o.c_type != "bf16" && o.c_type != "f16")
+    throw cdna4::Error("--c-type takes f32, bf16 or f16");
+  if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw cdna4::Error("--bias-dim takes m or n");
+  if (o.bias.empty() != o.bias_dim.empty()) throw cdna4::Error("give --bias with --bias-dim m|n");
+  if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
+      o.activation != "silu")
+    throw cdna4::Error("--activation takes none, relu, gelu or silu");
+  if (o.beta && o.c_in.empty()) throw cdna4::Error("--beta scales C: give --c-in FILE");
+  if (!o.c_type.empty() && o.c_in.empty()) throw cdna4::Error("--c-type names the type of --c-in FILE");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
     throw cdna4::Error("--out-type takes f32, bf16 or f16");
   if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
@@ -150,8 +177,14 @@ std::vector<uint8_t> generate(cdna4::DataType type, int64_t elements, uint64_t s
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> small(-4, 4);
   std::vector<uint32_t> codes(static_cast<size_t>(elements));
-  for (auto& c : codes) c = cdna4::encode_element(type, integer ? float(small(rng)) : normal(rng));
-  return cdna4::pack_elements(type, codes);
+  for (auto& c : codes) {
+    const float x = integer ? float(small(rng)) : normal(rng);
+    c = type == cdna4::DataType::f32 ? std::bit_cast<uint32_t>(x) : cdna4::encode_element(type, x);
+  }
+  if (type != cdna4::DataType::f32) return cdna4::pack_elements(type, codes);
+  std::vector<uint8_t> bytes(codes.size() * 4);
+  std::memcpy(bytes.data(), codes.data(), bytes.size());
+  return bytes;
 }
 
 std::vector<uint8_t> read_scales(const std::string& path, int64_t count, const char* what) {
@@ -192,7 +225,22 @@ int main(int argc, char** argv) {
     const cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
-    const cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
+    cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
+    if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || !o.activation.empty()) {
+      cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
+      if (!o.c_in.empty())
+        e.c = o.c_type.empty() ? as_data_type(out_type_named(o.out_type)) : as_data_type(out_type_named(o.c_type));
+      if (!o.bias.empty()) {
+        e.bias = o.bias_dim == "m" ? cdna4::BiasDim::m : cdna4::BiasDim::n;
+        e.bias_type = cdna4::DataType::f32;
+      }
+      if (!o.activation.empty())
+        e.activation = o.activation == "relu"   ? cdna4::Activation::relu
+                       : o.activation == "gelu" ? cdna4::Activation::gelu
+                       : o.activation == "silu" ? cdna4::Activation::silu
+                                                : cdna4::Activation::none;
+      schedule.epilogue = e;
+    }
     const auto out = out_type_named(o.out_type);
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
@@ -226,6 +274,19 @@ int main(int argc, char** argv) {
                                   : read_scales(o.b_scale, (k / 32) * n * batch, "B's scales");
     }
 
+    cdna4::EpilogueData epilogue;
+    if (const auto& e = schedule.epilogue) {
+      epilogue.alpha = o.alpha.value_or(1.0f);
+      epilogue.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
+      if (e->c)
+        epilogue.c = o.c_in.empty() ? generate(*e->c, m * n * batch, o.seed + 4, integer)
+                                    : read_matrix(o.c_in, *e->c, m * n * batch, "C");
+      const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
+      if (bias_len)
+        epilogue.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
+                                       : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
+    }
+
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
     config.instant_completion = o.instant;
@@ -239,7 +300,7 @@ int main(int argc, char** argv) {
     launch.on_race = cdna4::OnRace::Report;
     const auto t0 = std::chrono::steady_clock::now();
     const cdna4::GemmRun run =
-        cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b);
+        cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b, epilogue);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check) {
@@ -251,11 +312,16 @@ int main(int argc, char** argv) {
       };
       for (int64_t z = 0; z < batch; ++z) {
         const size_t sa = schedule.scaled ? size_t(m * (k / 32)) : 0, sb = schedule.scaled ? size_t((k / 32) * n) : 0;
-        const auto expected = cdna4::to_output_bits(
+        std::vector<float> product =
             cdna4::reference_gemm(schedule.type_a, part(a, size_t(z) * a_bytes, a_bytes), schedule.type_b,
                                   part(b, size_t(z) * b_bytes, b_bytes), m, n, k, part(scale_a, size_t(z) * sa, sa),
-                                  part(scale_b, size_t(z) * sb, sb)),
-            as_data_type(out));
+                                  part(scale_b, size_t(z) * sb, sb));
+        if (const auto& e = schedule.epilogue) {
+          const size_t cz = e->c ? size_t(m * n) * size_t(cdna4::element_bits(*e->c) / 8) : 0;
+          product = cdna4::reference_epilogue(product, m, n, *e, epilogue.alpha, epilogue.beta,
+                                              part(epilogue.c, size_t(z) * cz, cz), epilogue.bias);
+        }
+        const auto expected = cdna4::to_output_bits(product, as_data_type(out));
         const std::vector<uint8_t> got(run.c.begin() + std::ptrdiff_t(size_t(z) * c_bytes),
                                        run.c.begin() + std::ptrdiff_t(size_t(z + 1) * c_bytes));
         *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));

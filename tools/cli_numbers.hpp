@@ -4,6 +4,7 @@
 // a K, M or G suffix (powers of 1024), checked for overflow.
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -59,6 +60,17 @@ double parse_seconds(std::string_view text, std::string_view flag) {
   if (text.empty() || ec != std::errc() || stop != text.data() + text.size() || !(value >= 0) || value > 1e9)
     throw Failure(fmt::format("{}: '{}' is not a number of seconds (0 to 1e9)", flag, text));
   return value;
+}
+
+// A finite fp32 value ("0.5", "-2", "1e-3"): a kernel's alpha or beta.
+template <typename Failure = Error>
+float parse_float(std::string_view text, std::string_view flag) {
+  double value = 0;
+  const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || stop != text.data() + text.size() || !std::isfinite(value) ||
+      std::abs(value) > 3.4e38)
+    throw Failure(fmt::format("{}: '{}' is not a finite fp32 number", flag, text));
+  return float(value);
 }
 
 }  // namespace cdna4::tools

@@ -5,6 +5,7 @@
 // (ldb; the "nt" layout), bf16 inputs, fp32 accumulation, C row-major (ldc) in
 // fp32 or bf16 (round to nearest even).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ int element_bytes(OutType out);
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 = packed (K, K, N)
+  int64_t ldc_in = 0;                 // a fused epilogue's C input; 0 = ldc
   OutType out = OutType::f32;
   // Strided batch: `batch` GEMMs, the i-th at A + i * stride_a, B + i * stride_b,
   // C + i * stride_c (elements; 0 = packed: M * lda, N * ldb, M * ldc). The grid's
@@ -30,6 +32,7 @@ struct GemmShape {
   int64_t a_ld() const { return lda ? lda : k; }
   int64_t b_ld() const { return ldb ? ldb : k; }
   int64_t c_ld() const { return ldc ? ldc : n; }
+  int64_t c_in_ld() const { return ldc_in ? ldc_in : c_ld(); }
   int64_t a_stride() const { return stride_a ? stride_a : m * a_ld(); }
   int64_t b_stride() const { return stride_b ? stride_b : n * b_ld(); }
   int64_t c_stride() const { return stride_c ? stride_c : m * c_ld(); }
@@ -52,6 +55,9 @@ struct CompileOptions {
   // Parse the kernel's assembly text instead of streaming its instructions to the
   // assembler; both give the same bytes, streaming is faster.
   bool text_assembly = false;
+  // Replaces the schedule's fused epilogue for this compile (alpha and beta stay
+  // kernel arguments). An empty Epilogue{} still makes alpha an argument.
+  std::optional<Epilogue> epilogue;
   // Keep the kernel's assembly text in GemmKernel::assembly (always kept with
   // text_assembly); a JIT that only launches need not pay for printing it.
   bool keep_assembly = false;
@@ -107,13 +113,24 @@ GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int
                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
                         const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
+// A fused epilogue's data (Schedule::epilogue, or CompileOptions::epilogue):
+// alpha and beta are kernel arguments; C is `batch` M x N matrices row-major in
+// the epilogue's C type, one after another; the bias (M or N elements of its
+// type) is shared by the batch.
+struct EpilogueData {
+  float alpha = 1.0f, beta = 0.0f;
+  std::vector<uint8_t> c;
+  std::vector<uint8_t> bias;
+};
+
 // A strided batch in one launch: A holds `batch` M x K matrices one after
 // another, B `batch` K x N, the scales `batch` blocks of theirs, and C comes back
 // as `batch` M x N matrices (the grid's z runs over the batch).
 GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
                          const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
                          const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
-                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
+                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {},
+                         const EpilogueData& epilogue = {});
 // Bytes of `count` densely packed elements of `type`.
 size_t packed_bytes(DataType type, int64_t count);
 

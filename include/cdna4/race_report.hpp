@@ -40,6 +40,7 @@ enum class HazardRule : uint8_t {
   ValuSgprReadByVmem,            // VALU SGPR write -> VMEM read
   ReadlaneSgprReadByValu,        // v_readlane / v_readfirstlane SGPR -> VALU read
   M0WrittenBeforeLdsDma,         // SALU M0 write -> LDS-DMA load
+  TransResultReadByValu,         // v_exp / v_rcp / ... result -> non-transcendental VALU read
 };
 
 // The registers or LDS bytes the two instructions share.

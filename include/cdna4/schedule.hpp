@@ -61,6 +61,19 @@ struct ScheduleOp {
   bool operator==(const ScheduleOp&) const = default;
 };
 
+// Fused epilogue: D = act(alpha * (A x B) + beta * C + bias), converted to D's
+// type. alpha and beta are kernel arguments; the rest is compiled in.
+enum class Activation { none, relu, gelu, silu };  // gelu: the tanh form
+enum class BiasDim { none, m, n };                 // bias per row (length M) or per column (length N)
+struct Epilogue {
+  std::optional<DataType> c;           // C's type (f32, bf16, f16); absent: no C, no beta
+  BiasDim bias = BiasDim::none;
+  DataType bias_type = DataType::f32;  // f32 or bf16
+  Activation activation = Activation::none;
+  bool operator==(const Epilogue&) const = default;
+};
+const char* to_string(Activation activation);
+
 struct Schedule {
   std::string name;
   std::string target = "gfx950";
@@ -76,6 +89,8 @@ struct Schedule {
   // MX scales ("scale": {"a": "e8m0", "b": "e8m0"}): one E8M0 byte per 32 K
   // elements per row of A and per column of B; exactly with a v_mfma_scale_* MFMA.
   bool scaled = false;
+  // "epilogue": {...}; absent: D = A x B, kernel arguments a, b, c only.
+  std::optional<Epilogue> epilogue;
   std::optional<int> num_stages;  // inferred mode: the planner writes `ops`
   std::vector<ScheduleOp> ops;    // explicit mode
   bool operator==(const Schedule&) const = default;

@@ -23,8 +23,9 @@ constexpr RuleText kRules[] = {
     {"valu-sgpr-read-by-vmem", "VALU-written SGPR read by VMEM"},
     {"readlane-sgpr-read-by-valu", "v_readlane/v_readfirstlane SGPR read by a VALU"},
     {"m0-written-before-lds-dma", "M0 written by SALU just before LDS-DMA"},
+    {"trans-result-read-by-valu", "transcendental result read by a non-transcendental VALU"},
 };
-static_assert(std::size(kRules) == size_t(HazardRule::M0WrittenBeforeLdsDma) + 1, "one row per HazardRule");
+static_assert(std::size(kRules) == size_t(HazardRule::TransResultReadByValu) + 1, "one row per HazardRule");
 
 const char* counter_of(MissingWait m) {
   switch (m) {

@@ -36,8 +36,8 @@ std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
 
 std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified,
                       bool keep_assembly) {
-  return fmt::format("{}|{}|{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(), name,
-                     verified, keep_assembly);
+  return fmt::format("{}|{}|{},{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(),
+                     sh.c_in_ld(), name, verified, keep_assembly);
 }
 
 int count_mfma(const codegen::isa::Code& code) {
@@ -106,6 +106,13 @@ GemmShape parse_shape(const std::string& text) {
 }
 
 GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const CompileOptions& options) {
+  if (options.epilogue) {  // the schedule with the compile's epilogue
+    Schedule with = schedule;
+    with.epilogue = options.epilogue;
+    CompileOptions rest = options;
+    rest.epilogue.reset();
+    return compile(with, shape, rest);
+  }
   const auto t0 = Clock::now();
   const std::string name = kernel_name_for(schedule, options);
   std::string key;
@@ -163,9 +170,14 @@ GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape
   if (!options.use_cache) return compile(parse_schedule(schedule_json), shape, options);
   // The same text compiled before needs no parse: the cache is keyed by the text.
   const auto t0 = Clock::now();
-  const std::string key = fmt::format("{}|{}|{},{},{}|{}|{}{}{}", schedule_json, shape.to_string(), shape.a_ld(),
-                                      shape.b_ld(), shape.c_ld(), options.kernel_name, options.verify,
-                                      options.keep_assembly, options.text_assembly);
+  const auto& e = options.epilogue;
+  const std::string epilogue_key =
+      e ? fmt::format("{}.{}.{}.{}", e->c ? to_string(*e->c) : "-", int(e->bias), to_string(e->bias_type),
+                      to_string(e->activation))
+        : "";
+  const std::string key = fmt::format("{}|{}|{},{},{},{}|{}|{}{}{}|{}", schedule_json, shape.to_string(), shape.a_ld(),
+                                      shape.b_ld(), shape.c_ld(), shape.c_in_ld(), options.kernel_name, options.verify,
+                                      options.keep_assembly, options.text_assembly, epilogue_key);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = json_cache.find(key); it != json_cache.end()) {

@@ -40,6 +40,13 @@ struct GemmContext {
     return rows(op) % tile_rows(op) != 0 || shape.k % schedule.tile_k != 0;
   }
   isa::Reg desc(Operand op) const { return op == Operand::a ? regs.desc_a : regs.desc_b; }
+  const std::optional<Epilogue>& epilogue() const { return schedule.epilogue; }
+  // Kernel arguments: a, b, c (D), [scale_a, scale_b], [C input], [bias], alpha, [beta].
+  int kernarg_after_pointers() const { return schedule.scaled ? 40 : 24; }
+  int kernarg_c_in() const { return kernarg_after_pointers(); }
+  int kernarg_bias() const { return kernarg_c_in() + (epilogue()->c ? 8 : 0); }
+  int kernarg_alpha() const { return kernarg_bias() + (epilogue()->bias != BiasDim::none ? 8 : 0); }
+  int kernarg_beta() const { return kernarg_alpha() + 4; }
   int blocks(Operand op) const { return op == Operand::a ? geo.blocks_m : geo.blocks_n; }
   int mfma_rows(Operand op) const { return op == Operand::a ? geo.mfma_m : geo.mfma_n; }
 };

@@ -187,6 +187,7 @@ void batch_pointers(GemmContext& ctx) {
   advance(r.ptr_a, sh.a_stride() * ctx.geo.of(Operand::a).element_bits / 8);
   advance(r.ptr_b, sh.b_stride() * ctx.geo.of(Operand::b).element_bits / 8);
   advance(r.ptr_c, sh.c_stride() * element_bytes(sh.out));
+  if (ctx.epilogue() && ctx.epilogue()->c) advance(r.ptr_c_in, sh.c_stride() * element_bits(*ctx.epilogue()->c) / 8);
   if (ctx.schedule.scaled) {  // packed scales: M x K/32 and K/32 x N per matrix
     advance(r.scale_ptr_a, sh.m * (sh.k / 32));
     advance(r.scale_ptr_b, (sh.k / 32) * sh.n);
@@ -209,6 +210,12 @@ void emit_entry(GemmContext& ctx) {
     c.s_load_dwordx2(r.scale_ptr_a, r.kernarg, 24);
     c.s_load_dwordx2(r.scale_ptr_b, r.kernarg, 32);
   }
+  if (const auto& e = s.epilogue) {
+    if (e->c) c.s_load_dwordx2(r.ptr_c_in, r.kernarg, ctx.kernarg_c_in());
+    if (e->bias != BiasDim::none) c.s_load_dwordx2(r.ptr_bias, r.kernarg, ctx.kernarg_bias());
+    c.s_load_dword(r.alpha, r.kernarg, ctx.kernarg_alpha());
+    if (e->c) c.s_load_dword(r.beta, r.kernarg, ctx.kernarg_beta());
+  }
   c.v_and_b32(r.lane, imm(63), r.tid);
   c.v_lshrrev_b32(r.addr_tmp.sub(0), imm(6), r.tid);
   c.v_readfirstlane_b32(r.wave, r.addr_tmp.sub(0));
@@ -227,6 +234,12 @@ void emit_entry(GemmContext& ctx) {
   buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.of(Operand::a).element_bits));
   buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.of(Operand::b).element_bits));
   buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
+  if (const auto& e = s.epilogue) {
+    if (e->c) buffer_descriptor(c, r.desc_c_in, r.ptr_c_in, extent_bytes(sh.m, sh.c_in_ld(), sh.n, element_bits(*e->c)));
+    if (e->bias != BiasDim::none)
+      buffer_descriptor(c, r.desc_bias, r.ptr_bias,
+                        (e->bias == BiasDim::m ? sh.m : sh.n) * element_bits(e->bias_type) / 8);
+  }
   if (s.scaled) scale_addresses(ctx);
   c.comment("entry: lane addresses");
   for (Operand op : {Operand::a, Operand::b}) {

@@ -123,6 +123,13 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
   out.spec.workgroup_id_z = shape.batch > 1;
   out.spec.args = {{"a"}, {"b"}, {"c"}};
   if (s.scaled) out.spec.args.insert(out.spec.args.end(), {{"scale_a"}, {"scale_b"}});
+  if (const auto& e = s.epilogue) {  // the order GemmContext::kernarg_* computes
+    using Kind = KernelArgSpec::Kind;
+    if (e->c) out.spec.args.push_back({"c_in"});
+    if (e->bias != BiasDim::none) out.spec.args.push_back({"bias"});
+    out.spec.args.push_back({"alpha", Kind::by_value, 4});
+    if (e->c) out.spec.args.push_back({"beta", Kind::by_value, 4});
+  }
   return out;
 }
 

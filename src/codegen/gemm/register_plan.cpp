@@ -85,8 +85,9 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
   p.first_fragment = round_up(p.first_g2s_kcol + parts, 2);  // 64-bit reads write even register pairs
   const int fragment_vgprs = g.register_versions * g.kpacks *
                              (g.fragment_regs(Operand::a) * g.blocks_m + g.fragment_regs(Operand::b) * g.blocks_n);
-  constexpr int kStoreScratch = 9;  // emit_store_c reuses the fragment registers
-  p.vgprs = p.first_fragment + std::max(fragment_vgprs, kStoreScratch + g.blocks_n);
+  // emit_store_c reuses the fragment registers: 9 + 4 per column block + 5.
+  const int store_scratch = 14 + 4 * g.blocks_n;
+  p.vgprs = p.first_fragment + std::max(fragment_vgprs, store_scratch);
   if (s.scaled) {
     const uint16_t base = uint16_t(round_up(p.sgprs, 4));
     p.scale_desc_a = {RegFile::s, base, 4};
@@ -101,6 +102,19 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
                               depth(s), p.sgprs, kMaxSgprs));
     p.first_scale = p.vgprs;
     p.vgprs += 3 + 2 * g.kpacks * (g.blocks_m + g.blocks_n);
+  }
+  if (s.epilogue) {
+    const uint16_t base = uint16_t(round_up(p.sgprs, 4));
+    p.desc_c_in = {RegFile::s, base, 4};
+    p.desc_bias = {RegFile::s, uint16_t(base + 4), 4};
+    p.ptr_c_in = {RegFile::s, uint16_t(base + 8), 2};
+    p.ptr_bias = {RegFile::s, uint16_t(base + 10), 2};
+    p.alpha = {RegFile::s, uint16_t(base + 12)};
+    p.beta = {RegFile::s, uint16_t(base + 13)};
+    p.sgprs = base + 14;
+    if (p.sgprs > kMaxSgprs)
+      throw Error(fmt::format("schedule {}: a pipeline of depth {} with a fused epilogue needs {} SGPRs, gfx950 has {}",
+                              s.name, depth(s), p.sgprs, kMaxSgprs));
   }
   if (batched) {
     p.batch_index = {RegFile::s, uint16_t(p.sgprs++)};

@@ -64,6 +64,8 @@ struct RegisterPlan {
   // Batched kernels: the hardware's workgroup id z arrives in s4 (after the
   // kernarg pointer and ids x, y), which desc_a overwrites; entry copies it here.
   isa::Reg wg_z_in{isa::RegFile::s, 4}, batch_index;
+  // Fused epilogue: C input and bias descriptors and pointers, alpha and beta.
+  isa::Reg desc_c_in, desc_bias, ptr_c_in, ptr_bias, alpha, beta;
   int sgprs = 0;
 
   // VGPRs

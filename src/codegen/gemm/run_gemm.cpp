@@ -47,7 +47,8 @@ size_t packed_bytes(DataType type, int64_t count) { return size_t((count * eleme
 GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
                          const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
                          const LaunchOptions& launch, const CompileOptions& compile_options,
-                         const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b) {
+                         const std::vector<uint8_t>& scale_a, const std::vector<uint8_t>& scale_b,
+                         const EpilogueData& epilogue) {
   const std::string what_shape = batch == 1 ? fmt::format("{}x{}x{}", m, n, k) : fmt::format("{}x{}x{} batch {}", m, n, k, batch);
   if (m < 1 || n < 1 || k < 1 || batch < 1)
     throw Error(fmt::format("run_gemm: shape {}: M, N, K and the batch must be at least 1", what_shape));
@@ -77,6 +78,22 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
     if (int64_t(scale_a.size()) != elements(m, k / 32, "scale_a") || int64_t(scale_b.size()) != elements(k / 32, n, "scale_b"))
       throw Error(fmt::format("run_gemm: scales hold {} and {} bytes; M x K/32 = {} and K/32 x N = {} expected{}",
                               scale_a.size(), scale_b.size(), m * (k / 32) * batch, (k / 32) * n * batch, per));
+  }
+  const std::optional<Epilogue>& epi = compile_options.epilogue ? compile_options.epilogue : schedule.epilogue;
+  if (!epi && (!epilogue.c.empty() || !epilogue.bias.empty()))
+    throw Error(fmt::format("run_gemm: schedule {} has no fused epilogue: C and bias data need one (\"epilogue\" or "
+                            "CompileOptions::epilogue)", schedule.name));
+  if (epi) {
+    const size_t c_bytes = epi->c ? size_t(elements(m, n, "C input")) * size_t(element_bits(*epi->c) / 8) : 0;
+    if (epilogue.c.size() != c_bytes)
+      throw Error(fmt::format("run_gemm: the epilogue's C holds {} bytes; {} expected ({}){}", epilogue.c.size(), c_bytes,
+                              epi->c ? fmt::format("M x N {}", to_string(*epi->c)) : "the epilogue reads no C", per));
+    const int64_t bias_len = epi->bias == BiasDim::m ? m : epi->bias == BiasDim::n ? n : 0;
+    const size_t bias_bytes = size_t(bias_len) * size_t(element_bits(epi->bias_type) / 8);
+    if (epilogue.bias.size() != bias_bytes)
+      throw Error(fmt::format("run_gemm: the bias holds {} bytes; {} expected ({})", epilogue.bias.size(), bias_bytes,
+                              bias_len ? fmt::format("{} {} elements", bias_len, to_string(epi->bias_type))
+                                       : "the epilogue has no bias"));
   }
   // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
   const int granule = std::max(element_granule(bits_a), element_granule(bits_b));
@@ -112,6 +129,8 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
   da.upload(a);
   db.upload(bt);
   dc.fill_zero();
+  std::vector<Arg> args = {da, db, dc};
+  Buffer sa, sb, c_in, bias;
   if (schedule.scaled) {
     // K is whole scale blocks; padding it (6-bit types: to 64) adds blocks of
     // zero elements, whose scales (1.0) only ever scale zeros.
@@ -122,13 +141,27 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
         std::memcpy(&pa[size_t((z * m + i) * padded_blocks)], &scale_a[size_t((z * m + i) * blocks)], size_t(blocks));
       std::memcpy(&pb[size_t(z * padded_blocks * n)], &scale_b[size_t(z * blocks * n)], size_t(blocks * n));
     }
-    Buffer sa = device.alloc(pa.size()), sb = device.alloc(pb.size());
+    sa = device.alloc(pa.size());
+    sb = device.alloc(pb.size());
     sa.upload(pa);
     sb.upload(pb);
-    run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc, sa, sb}, launch);
-  } else {
-    run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, dc}, launch);
+    args.insert(args.end(), {sa, sb});
   }
+  if (epi) {  // the kernel's argument order: [C input], [bias], alpha, [beta]
+    if (epi->c) {
+      c_in = device.alloc(epilogue.c.size());
+      c_in.upload(epilogue.c);
+      args.push_back(c_in);
+    }
+    if (epi->bias != BiasDim::none) {
+      bias = device.alloc(epilogue.bias.size());
+      bias.upload(epilogue.bias);
+      args.push_back(bias);
+    }
+    args.push_back(epilogue.alpha);
+    if (epi->c) args.push_back(epilogue.beta);
+  }
+  run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, args, launch);
   run.c.resize(c_bytes);
   dc.download(run.c.data(), c_bytes);
   return run;

@@ -1,6 +1,8 @@
 // C store: each lane writes its accumulator elements (D[i][j] with j = lane %
-// mfma_n and i from lane / mfma_n and the register) as fp32, or as bf16 rounded
-// to nearest even; elements outside M x N are dropped by the buffer range check.
+// mfma_n and i from lane / mfma_n and the register) as fp32, or as bf16 / f16
+// rounded to nearest even; elements outside M x N are dropped by the buffer
+// range check. With a fused epilogue each element first becomes
+// act(alpha * acc + beta * C[i][j] + bias) in the order docs/codegen.md states.
 #include <bit>
 
 #include "codegen/gemm/context.hpp"
@@ -13,8 +15,56 @@ namespace {
 
 constexpr uint32_t kHalfOutOfRange = 0x40000000u;  // row or column part of an out-of-range offset
 
+// fp32 bit patterns of the activations' constants.
+constexpr int64_t kOne = 0x3f800000;            // 1.0
+constexpr int64_t kMinusLog2e = 0xbfb8aa3b;     // -log2(e)
+constexpr int64_t kMinus2Log2e = 0xc038aa3b;    // -2 log2(e)
+constexpr int64_t kGeluC0 = 0x3f4c422a;         // sqrt(2 / pi)
+constexpr int64_t kGeluC1 = 0x3d122279;         // 0.044715 sqrt(2 / pi)
+
+Imm f32_bits(int64_t bits) { return Imm{bits, true}; }
+
 // Row of accumulator register r inside an MFMA tile, for lanes with lane / mfma_n == 0.
 int register_row(const GemmGeometry& g, int r) { return g.mfma_regs == 4 ? r : 8 * (r / 4) + r % 4; }
+
+int log2_bytes(int bytes) { return std::countr_zero(unsigned(bytes)); }
+
+// x (fp32 in `x`) -> act(x), with `t` as scratch.
+void activation(Code& c, Activation act, Reg x, Reg t, Reg u) {
+  switch (act) {
+    case Activation::none: return;
+    case Activation::relu:  // maxNum(0, x): NaN gives 0
+      c.v_max_f32(x, imm(0), x);
+      return;
+    case Activation::silu:  // x * 1 / (1 + 2^(-x log2 e))
+      c.v_mul_f32(t, f32_bits(kMinusLog2e), x);
+      break;
+    case Activation::gelu:  // x * 1 / (1 + 2^(-2 log2 e * x (c0 + c1 x^2))): 0.5 x (1 + tanh(u))
+      c.v_mul_f32(t, x, x);
+      c.v_mul_f32(t, f32_bits(kGeluC1), t);
+      c.v_add_f32(t, f32_bits(kGeluC0), t);
+      c.v_mul_f32(u, x, t);
+      c.v_mul_f32(t, f32_bits(kMinus2Log2e), u);
+      break;
+  }
+  c.v_exp_f32(t, t);
+  c.v_add_f32(t, f32_bits(kOne), t);
+  c.v_rcp_f32(t, t);
+  c.v_mul_f32(x, x, t);
+}
+
+// A loaded element of `type` in `x` (f32 bits, bf16 or f16 in the low half) as fp32.
+void widen(Code& c, DataType type, Reg x) {
+  if (type == DataType::bf16) c.v_lshlrev_b32(x, imm(16), x);
+  if (type == DataType::f16) c.v_cvt_f32_f16(x, x);
+}
+
+void load_element(Code& c, DataType type, Reg d, Reg addr, Reg desc) {
+  if (type == DataType::f32)
+    c.buffer_load_dword(d, addr, desc, imm(0), 0);
+  else
+    c.buffer_load_ushort(d, addr, desc, imm(0), 0);
+}
 
 }  // namespace
 
@@ -23,19 +73,31 @@ void emit_store_c(GemmContext& ctx) {
   const RegisterPlan& r = ctx.regs;
   const GemmGeometry& g = ctx.geo;
   const GemmShape& sh = ctx.shape;
+  const std::optional<Epilogue>& epi = ctx.epilogue();
   const bool f32 = sh.out == OutType::f32;
   const int elem = element_bytes(sh.out);
   const int64_t ldc_bytes = sh.c_ld() * elem;
   const bool mask_rows = sh.m % ctx.schedule.tile_m != 0, mask_cols = sh.n % ctx.schedule.tile_n != 0;
+  const bool has_c = epi && epi->c, bias_m = epi && epi->bias == BiasDim::m, bias_n = epi && epi->bias == BiasDim::n;
+  const int c_elem = has_c ? element_bits(*epi->c) / 8 : 0, bias_elem = epi ? element_bits(epi->bias_type) / 8 : 0;
+  const int64_t ldc_in_bytes = sh.c_in_ld() * c_elem;
 
   // Scratch in the fragment registers, dead once the last MFMA has issued.
   const int f = r.first_fragment;
   const Reg row0 = v(f), col0 = v(f + 1), row0_bytes = v(f + 2), row_off = v(f + 3), addr = v(f + 4),
             value = v(f + 5), rounded = v(f + 6), quiet = v(f + 7), half_out_of_range = v(f + 8);
-  auto col_bytes = [&](int nb) { return v(f + 9 + nb); };
+  const int nb_count = g.blocks_n;
+  auto col_bytes = [&](int nb) { return v(f + 9 + nb); };               // D's column offset
+  auto col_c = [&](int nb) { return v(f + 9 + nb_count + nb); };        // C's, when its element size differs
+  auto bias_col = [&](int nb) { return v(f + 9 + 2 * nb_count + nb); }; // per-column bias (fp32)
+  auto c_value = [&](int nb) { return v(f + 9 + 3 * nb_count + nb); };  // C of this row, per column block
+  const Reg row_off_c = v(f + 9 + 4 * nb_count), bias_row = v(f + 10 + 4 * nb_count), t = v(f + 11 + 4 * nb_count),
+            u = v(f + 12 + 4 * nb_count), row0_c_bytes = v(f + 13 + 4 * nb_count);
   const Reg s_row = r.tmp.sub(0), s_col = r.tmp.sub(1), s_ldc = r.tmp.sub(2), s_round = r.tmp.sub(3);
+  const bool separate_c_cols = has_c && c_elem != elem;
+  auto c_col = [&](int nb) { return separate_c_cols ? col_c(nb) : col_bytes(nb); };
 
-  c.comment("store C");
+  c.comment(epi ? "store C: fused epilogue" : "store C");
   c.s_mul_i32(s_row, r.wave_m, imm(g.wave_m));
   c.s_add_u32(s_row, s_row, r.tile_m0);
   c.v_lshlrev_b32(row0, imm(2), r.lane_kgroup);
@@ -47,28 +109,65 @@ void emit_store_c(GemmContext& ctx) {
   c.v_mul_lo_u32(row0_bytes, row0, s_ldc);
   if (sh.out == OutType::bf16) c.s_mov_b32(s_round, imm(0x7fff));
   c.v_mov_b32(half_out_of_range, imm(kHalfOutOfRange));
+  // Byte offset `d` of column index `col` for elements of `bytes`; out of range past N.
+  auto column_offset = [&](Reg d, Reg col, int bytes) {
+    c.v_lshlrev_b32(d, imm(log2_bytes(bytes)), col);
+    if (mask_cols) c.v_cndmask_b32(d, half_out_of_range, d);  // vcc: col < N
+  };
   for (int nb = 0; nb < g.blocks_n; ++nb) {
-    const Reg cb = col_bytes(nb);
-    c.v_add_u32(cb, imm(nb * g.mfma_n), col0);
-    if (mask_cols) {
-      c.v_cmp_gt_i32(imm(sh.n), cb);
-      c.v_lshlrev_b32(cb, imm(std::countr_zero(unsigned(elem))), cb);
-      c.v_cndmask_b32(cb, half_out_of_range, cb);
-    } else {
-      c.v_lshlrev_b32(cb, imm(std::countr_zero(unsigned(elem))), cb);
+    const Reg col = addr;
+    c.v_add_u32(col, imm(nb * g.mfma_n), col0);
+    if (mask_cols) c.v_cmp_gt_i32(imm(sh.n), col);
+    column_offset(col_bytes(nb), col, elem);
+    if (separate_c_cols) column_offset(col_c(nb), col, c_elem);
+    if (bias_n) {  // the column's bias, loaded once
+      column_offset(t, col, bias_elem);
+      load_element(c, epi->bias_type, bias_col(nb), t, r.desc_bias);
     }
+  }
+  if (bias_n) {
+    c.s_waitcnt(0, -1);
+    for (int nb = 0; nb < g.blocks_n; ++nb) widen(c, epi->bias_type, bias_col(nb));
+  }
+  if (has_c) {
+    c.s_mov_b32(s_ldc, imm(ldc_in_bytes));
+    c.v_mul_lo_u32(row0_c_bytes, row0, s_ldc);
   }
   for (int mb = 0; mb < g.blocks_m; ++mb)
     for (int reg = 0; reg < g.mfma_regs; ++reg) {
       const int row = mb * g.mfma_m + register_row(g, reg);
       c.v_add_u32(row_off, imm(row * ldc_bytes), row0_bytes);
+      if (has_c) c.v_add_u32(row_off_c, imm(row * ldc_in_bytes), row0_c_bytes);
       if (mask_rows) {
         c.v_cmp_gt_i32(imm(sh.m - row), row0);
         c.v_cndmask_b32(row_off, half_out_of_range, row_off);
+        if (has_c) c.v_cndmask_b32(row_off_c, half_out_of_range, row_off_c);
+      }
+      if (has_c || bias_m) {  // this row's C elements and bias, then one wait
+        for (int nb = 0; has_c && nb < g.blocks_n; ++nb) {
+          c.v_add_u32(addr, row_off_c, c_col(nb));
+          load_element(c, *epi->c, c_value(nb), addr, r.desc_c_in);
+        }
+        if (bias_m) {
+          c.v_add_u32(t, imm(row), row0);
+          c.v_lshlrev_b32(t, imm(log2_bytes(bias_elem)), t);
+          if (mask_rows) c.v_cndmask_b32(t, half_out_of_range, t);  // vcc: the row check above
+          load_element(c, epi->bias_type, bias_row, t, r.desc_bias);
+        }
+        c.s_waitcnt(0, -1);
+        for (int nb = 0; has_c && nb < g.blocks_n; ++nb) widen(c, *epi->c, c_value(nb));
+        if (bias_m) widen(c, epi->bias_type, bias_row);
       }
       for (int nb = 0; nb < g.blocks_n; ++nb) {
         c.v_add_u32(addr, row_off, col_bytes(nb));
         c.v_accvgpr_read_b32(value, r.accumulator(g, mb, nb).sub(reg));
+        if (epi) {
+          c.v_mul_f32(value, r.alpha, value);
+          if (has_c) c.v_fma_f32(value, r.beta, c_value(nb), value);
+          if (bias_n) c.v_add_f32(value, value, bias_col(nb));
+          if (bias_m) c.v_add_f32(value, value, bias_row);
+          activation(c, epi->activation, value, t, u);
+        }
         if (f32) {
           c.buffer_store_dword(value, addr, r.desc_c, imm(0), 0);
           continue;

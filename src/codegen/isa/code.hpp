@@ -70,6 +70,13 @@ class Code {
   void v_cvt_f16_f32(Reg d, Arg x) { op("v_cvt_f16_f32", d, {x}); }
   void v_accvgpr_write_b32(Reg d, Arg x) { op("v_accvgpr_write_b32", d, {x}); }
   void v_accvgpr_read_b32(Reg d, Reg x) { op("v_accvgpr_read_b32", d, {x}); }
+  void v_mul_f32(Reg d, Arg x, Arg y) { op("v_mul_f32", d, {x, y}); }
+  void v_add_f32(Reg d, Arg x, Arg y) { op("v_add_f32", d, {x, y}); }
+  void v_max_f32(Reg d, Arg x, Arg y) { op("v_max_f32", d, {x, y}); }
+  void v_fma_f32(Reg d, Arg x, Arg y, Arg z) { op("v_fma_f32", d, {x, y, z}); }
+  void v_exp_f32(Reg d, Arg x) { op("v_exp_f32", d, {x}); }
+  void v_rcp_f32(Reg d, Arg x) { op("v_rcp_f32", d, {x}); }
+  void v_cvt_f32_f16(Reg d, Arg x) { op("v_cvt_f32_f16", d, {x}); }
   void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
     emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
   }
@@ -87,6 +94,12 @@ class Code {
   }
   void buffer_load_ubyte(Reg d, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_load_ubyte", {d}, {vaddr, rsrc, soffset}, modifiers(offset));
+  }
+  void buffer_load_dword(Reg d, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_load_dword", {d}, {vaddr, rsrc, soffset}, modifiers(offset));
+  }
+  void buffer_load_ushort(Reg d, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_load_ushort", {d}, {vaddr, rsrc, soffset}, modifiers(offset));
   }
   void buffer_store_dword(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_dword", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));

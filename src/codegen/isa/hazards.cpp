@@ -83,6 +83,13 @@ int readlane_write_sgpr_then_valu_read(const HazardFacts& p, const HazardFacts& 
   return 2;
 }
 
+// gfx940+: a transcendental result read by a non-transcendental VALU (LLVM's
+// hasTransForwardingHazard, TransDefWaitstates = 1).
+int trans_write_then_valu_read(const HazardFacts& p, const HazardFacts& c) {
+  if (!p.trans || c.cls != HazardFacts::valu || c.trans || !overlaps_any(p.defs, c.uses)) return 0;
+  return 1;
+}
+
 int salu_write_m0_then_lds_dma(const HazardFacts& p, const HazardFacts& c) {
   return p.cls == HazardFacts::salu && p.writes_m0 && c.lds_dma ? 1 : 0;
 }
@@ -98,6 +105,8 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   else if (is_ds(i)) f.cls = ds;
   f.lds_dma = is_lds_dma(i);
   f.readlane = i.mnemonic.rfind("v_readfirstlane", 0) == 0 || i.mnemonic.rfind("v_readlane", 0) == 0;
+  for (const char* t : {"v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"})
+    f.trans = f.trans || i.mnemonic.rfind(t, 0) == 0;
   f.passes = mfma_passes(i);
   for (const Arg& a : i.defs) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
@@ -126,6 +135,7 @@ const std::vector<HazardRule>& gfx950_hazard_rules() {
       {"valu-write-sgpr/vmem-read", valu_write_sgpr_then_vmem_read},
       {"readlane-write-sgpr/valu-read", readlane_write_sgpr_then_valu_read},
       {"salu-write-m0/lds-dma", salu_write_m0_then_lds_dma},
+      {"trans-write/valu-read", trans_write_then_valu_read},
   };
   return rules;
 }

@@ -13,6 +13,7 @@ struct HazardFacts {
   enum Class : uint8_t { other, mfma, valu, salu, vmem, ds };
   Class cls = other;
   bool lds_dma = false, readlane = false, writes_m0 = false;
+  bool trans = false;  // transcendental VALU (v_exp_f32, v_rcp_f32, ...)
   int passes = 0;  // MFMA passes
   std::vector<Reg> defs, uses;                // registers only
   std::vector<Special> special_defs, special_uses;

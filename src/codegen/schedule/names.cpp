@@ -88,6 +88,16 @@ const char* to_string(OpKind kind) {
 
 const char* to_string(Operand operand) { return operand == Operand::a ? "a" : "b"; }
 
+const char* to_string(Activation activation) {
+  switch (activation) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::gelu: return "gelu";
+    case Activation::silu: return "silu";
+  }
+  return "?";
+}
+
 std::string describe(const Schedule& s, int op_index) {
   if (op_index < 0) return "the ping-pong phase-shift s_barrier";
   const ScheduleOp& op = s.ops.at(op_index);

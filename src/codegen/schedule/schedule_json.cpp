@@ -157,6 +157,27 @@ void read_scale(const Reader& r, const json& root, Schedule& s) {
   s.scaled = mfma_scaled;
 }
 
+// "epilogue": {"c": "f32"|"bf16"|"f16"|"none", "bias": "none"|"m"|"n",
+// "bias_type": "f32"|"bf16", "activation": "none"|"relu"|"gelu"|"silu"}.
+void read_epilogue(const Reader& r, const json& root, Schedule& s) {
+  const json* e = r.find(root, "epilogue");
+  if (!e) return;
+  r.object(*e, "epilogue");
+  r.only_fields(*e, "epilogue", {"c", "bias", "bias_type", "activation"});
+  Epilogue ep;
+  if (const json* v = r.find(*e, "c"))
+    ep.c = r.choice<std::optional<DataType>>(*v, "epilogue.c", {{"none", std::nullopt}, {"f32", DataType::f32},
+                                                                {"bf16", DataType::bf16}, {"f16", DataType::f16}});
+  if (const json* v = r.find(*e, "bias"))
+    ep.bias = r.choice<BiasDim>(*v, "epilogue.bias", {{"none", BiasDim::none}, {"m", BiasDim::m}, {"n", BiasDim::n}});
+  if (const json* v = r.find(*e, "bias_type"))
+    ep.bias_type = r.choice<DataType>(*v, "epilogue.bias_type", {{"f32", DataType::f32}, {"bf16", DataType::bf16}});
+  if (const json* v = r.find(*e, "activation"))
+    ep.activation = r.choice<Activation>(*v, "epilogue.activation", {{"none", Activation::none}, {"relu", Activation::relu},
+                                                                     {"gelu", Activation::gelu}, {"silu", Activation::silu}});
+  s.epilogue = ep;
+}
+
 // Kernel-level geometry: everything downstream (parts, kpacks, halves) relies on it.
 void check_geometry(const Reader& r, const Schedule& s) {
   check_types(r, s);
@@ -262,7 +283,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   }
   r.object(root, "(top level)");
   r.only_fields(root, "", {"name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
-                           "lds_buffers", "pingpong_groups", "num_stages", "ops", "scale"});
+                           "lds_buffers", "pingpong_groups", "num_stages", "ops", "scale", "epilogue"});
   Schedule s;
   const json& name = r.need(root, "", "name", "a kernel name");
   if (!name.is_string() || !valid_name(name.get<std::string>()))
@@ -296,6 +317,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
     s.pingpong_groups = r.integer(*v, "pingpong_groups", 1, 2);
   }
   read_scale(r, root, s);
+  read_epilogue(r, root, s);
   check_geometry(r, s);
 
   const json* stages = r.find(root, "num_stages");

@@ -42,6 +42,11 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"lds_buffers\": {},\n", s.lds_buffers);
   out += fmt::format("  \"pingpong_groups\": {},\n", s.pingpong_groups);
   if (s.scaled) out += "  \"scale\": {\"a\": \"e8m0\", \"b\": \"e8m0\"},\n";
+  if (const auto& e = s.epilogue)
+    out += fmt::format("  \"epilogue\": {{\"c\": \"{}\", \"bias\": \"{}\", \"bias_type\": \"{}\", \"activation\": \"{}\"}},\n",
+                       e->c ? to_string(*e->c) : "none",
+                       e->bias == BiasDim::none ? "none" : e->bias == BiasDim::m ? "m" : "n", to_string(e->bias_type),
+                       to_string(e->activation));
   if (s.num_stages) {
     out += fmt::format("  \"num_stages\": {}\n", *s.num_stages);
   } else {

@@ -35,6 +35,8 @@ HazardTraits traits_of(const Inst& in, std::string_view name) {
   } else if (starts_with(name, "V_")) {
     t.kind = HazardTraits::valu;
     t.readlane = starts_with(name, "V_READFIRSTLANE") || starts_with(name, "V_READLANE");
+    for (const char* op : {"V_EXP_", "V_LOG_", "V_RCP_", "V_RSQ_", "V_SQRT_", "V_SIN_", "V_COS_"})
+      t.trans = t.trans || starts_with(name, op);
   } else if (starts_with(name, "BUFFER_") || starts_with(name, "GLOBAL_")) {
     t.kind = HazardTraits::vmem;
     t.lds_dma = name.find("_LDS") != std::string_view::npos;
@@ -136,6 +138,9 @@ Need required(const Inst& p, const HazardTraits& pt, const Inst& c, const Hazard
             if (!c.access[j].write) at_least(5, R::ValuSgprReadByVmem, common(p.access[i], c.access[j]));
     if (pt.readlane && (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::mfma))
       at_least(2, R::ReadlaneSgprReadByValu, writes_into(p, c, true, false));
+    // gfx940+ (LLVM's hasTransForwardingHazard): one wait state.
+    if (pt.trans && ct.kind == HazardTraits::valu && !ct.trans)
+      at_least(1, R::TransResultReadByValu, writes_into(p, c, true, true));
   }
   if (pt.kind == HazardTraits::salu && pt.writes_m0 && ct.lds_dma)
     at_least(1, R::M0WrittenBeforeLdsDma, Regs{sreg::kM0, 1, false});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/transcendental.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
@@ -85,6 +86,14 @@ uint32_t to_f16(float f) {
   return sign | (((rounded >> 13) - (112u << 10)) & 0x7fff);
 }
 
+// The half in bits 15:0 as fp32 (exact: subnormals, infinities; NaN stays quiet NaN).
+float from_f16(uint32_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0) return std::copysign(float(m) * 0x1p-24f, sign ? -1.0f : 1.0f);
+  if (e == 31) return as_float(sign | 0x7f800000u | (m << 13) | (m ? 0x400000u : 0));
+  return as_float(sign | ((e + 112) << 23) | (m << 13));
+}
+
 // IEEE-754 minNum/maxNum: a NaN operand yields the other operand.
 float min_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b < a ? b : a); }
 float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
@@ -118,7 +127,8 @@ const Entry kVectorFloatOps[] = {
     {"V_MAX_F32", fop2<max_num>, kMods},
     {"V_FMA_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
     {"V_FMAC_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
-    {"V_RCP_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
+    {"V_RCP_F32", fop1<gfx950::rcp_f32>, kMods},
+    {"V_EXP_F32", fop1<gfx950::exp2_f32>, kMods},
     // The integer flag only changes which exception a zero source signals; exceptions are not modelled.
     {"V_RCP_IFLAG_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
     {"V_SQRT_F32", fop1<([](float a) { return std::sqrt(a); })>, kMods},
@@ -133,6 +143,7 @@ const Entry kVectorFloatOps[] = {
     {"V_CVT_I32_F32", fop1_to_int<cvt_i32>, hflag::kSourceModifiersOnly},
     {"V_CVT_PK_BF16_F32", v_cvt_pk_bf16_f32, hflag::kSourceModifiersOnly},
     {"V_CVT_F16_F32", fop1_to_int<to_f16>, hflag::kSourceModifiersOnly},
+    {"V_CVT_F32_F16", iop1_to_float<from_f16>, 0},
     CMP_F32("EQ", a == b),
     CMP_F32("LG", a < b || a > b),
     CMP_F32("LT", a < b),

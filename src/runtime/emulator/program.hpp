@@ -103,6 +103,7 @@ struct HazardTraits {
   Kind kind = other;
   uint8_t passes = 0;  // MFMA passes (0: an MFMA whose hazards are not modelled)
   bool readlane = false, lds_dma = false, writes_m0 = false;
+  bool trans = false;  // transcendental VALU (V_EXP_F32, V_RCP_F32, ...)
 };
 
 struct Program {
