@@ -15,6 +15,13 @@ const RaceReport& only_first(const emu::RunStats& stats) {
   return stats.races.front();
 }
 
+size_t race_count(const std::string& body) {
+  std::vector<uint32_t> buffer(4 * 64, 1);
+  Args args;
+  args.add(buffer);
+  return run(TestKernel::build(body, {}), args.dispatch(1, 64), instant()).races.size();
+}
+
 RaceReport first_race(const std::string& body, KernelShape shape = {}, uint32_t block = 64,
                       emu::EmulatorOptions options = randomized(3)) {
   std::vector<uint32_t> buffer(4 * 64, 1);
@@ -220,4 +227,21 @@ TEST_CASE("race report: hazards carry their rule and the wait states needed and 
   CHECK(m0.location.space == RaceLocation::Space::Sgpr);
   CHECK(m0.location.first == 124);
   CHECK(m0.other_instruction == "s_mov_b32 m0, 0");
+
+  // gfx940+: a transcendental result read by the next, non-transcendental VALU.
+  const RaceReport trans = first_race(R"(
+  v_mov_b32 v1, 1.0
+  v_exp_f32 v2, v1
+  v_add_f32 v3, 1.0, v2
+  s_endpgm
+)",
+                                      {}, 64, instant());
+  CHECK(trans.rule == HazardRule::TransResultReadByValu);
+  CHECK(trans.wait_states_needed == 1);
+  CHECK(trans.wait_states_passed == 0);
+  CHECK(std::string(to_string(trans.rule)) == "trans-result-read-by-valu");
+  CHECK(trans.other_instruction == "v_exp_f32_e32 v2, v1");
+  // One s_nop between them, or another transcendental reading it, is fine.
+  CHECK(race_count("  v_mov_b32 v1, 1.0\n  v_exp_f32 v2, v1\n  s_nop 0\n  v_add_f32 v3, 1.0, v2\n  s_endpgm\n") == 0);
+  CHECK(race_count("  v_mov_b32 v1, 1.0\n  v_exp_f32 v2, v1\n  v_rcp_f32 v3, v2\n  s_endpgm\n") == 0);
 }
