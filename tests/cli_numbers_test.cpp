@@ -61,7 +61,7 @@ TEST_CASE("cdna4-gemm refuses loose numbers, naming the flag", "[cli][numbers][g
         std::tuple{"--seed", "1x", "--seed: '1x' is not a non-negative integer"}}) {
     const auto r = run(flag, value);
     INFO(r.output);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);  // bad usage
     CHECK(contains(r.output, message));
   }
 }

@@ -47,7 +47,7 @@ TEST_CASE("cdna4-gemm says what is wrong with its input", "[cli][gemm]") {
   CHECK(short_a.status == 1);
   CHECK(short_a.output.find("has 10 bytes; A needs 32 bf16 elements = 64 bytes") != std::string::npos);
   auto no_shape = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json")});
-  CHECK(no_shape.status == 1);
+  CHECK(no_shape.status == 2);  // bad usage
   CHECK(no_shape.output.find("--shape MxNxK is required") != std::string::npos);
   auto rejected = test::run_command({tool("cdna4-gemm"), test::source_path("schedules/fixtures/seed001_interleave4_buggy.json"),
                                      "--shape", "256x256x256"});
@@ -71,10 +71,10 @@ TEST_CASE("cdna4-asmgen compiles a schedule to every output kind", "[cli][codege
   const auto co = CodeObject::read(test::read_binary(dir.file("k.hsaco")));
   CHECK(co.kernels().at(0).group_segment_fixed_size == 131072);
   auto no_shape = test::run_command({tool("cdna4-asmgen"), s, "-o", dir.file("x.s")});
-  CHECK(no_shape.status == 1);
+  CHECK(no_shape.status == 2);
   CHECK(no_shape.output.find("needs --shape") != std::string::npos);
   auto verify = test::run_command({tool("cdna4-asmgen"), "--verify", test::source_path("schedules/fixtures/seed001_interleave4_buggy.json")});
-  CHECK(verify.status == 1);
+  CHECK(verify.status == 3);  // the check (the verifier) failed
   CHECK(verify.output.find("rejected") != std::string::npos);
 }
 
@@ -191,10 +191,30 @@ TEST_CASE("cdna4-gemm runs a fused epilogue from its flags and checks it", "[cli
   CHECK(wrong_type.output.find("C needs 2800 bf16 elements = 5600 bytes") != std::string::npos);
   auto bad = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "70x40x32",
                                 "--beta", "2"});
-  CHECK(bad.status == 1);
+  CHECK(bad.status == 2);
   CHECK(bad.output.find("--beta scales C: give --c-in FILE") != std::string::npos);
   auto short_bias = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape",
                                        "70x40x32", "--bias", dir.file("bias.bin"), "--bias-dim", "m"});
   CHECK(short_bias.status == 1);
   CHECK(short_bias.output.find("the bias needs 70 f32 elements") != std::string::npos);
+}
+
+TEST_CASE("every tool prints its version and documents the same exit codes", "[cli]") {
+  for (const char* t : {"cdna4-gemm", "cdna4-asmgen", "cdna4-run"}) {
+    const auto v = test::run_command({tool(t), "--version"});
+    INFO(v.output);
+    CHECK(v.status == 0);
+    CHECK(v.output.find(std::string(t) + " " + cdna4::version()) != std::string::npos);
+    const auto h = test::run_command({tool(t), "--help"});
+    CHECK(h.status == 0);
+    CHECK(h.output.find("Exit status: 0 success, 1 error, 2 bad usage, 3 ") != std::string::npos);
+    const auto bad = test::run_command({tool(t), "--no-such-option"});
+    CHECK(bad.status == 2);
+  }
+  // -o names the main output of cdna4-gemm, C.
+  test::TempDir dir;
+  auto check = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "16x16x16",
+                                  "-o", dir.file("c.bin")});
+  CHECK(check.status == 0);
+  CHECK(test::read_binary(dir.file("c.bin")).size() == 16 * 16 * 4);  // -o writes the main output, C
 }

@@ -256,7 +256,7 @@ TEST_CASE("cdna4-gemm and cdna4-run --timeline: with --trace, only on the model 
   CHECK(!std::filesystem::exists(dir.file("t.svg.partial")));
 
   auto refused = test::run_command({tool("cdna4-gemm"), s, "--shape", "256x256x128", "--timeline", dir.file("u.svg")});
-  CHECK(refused.status == 1);
+  CHECK(refused.status == 2);
   CHECK_THAT(refused.output, Catch::Contains("--timeline needs --device model"));
   auto unwritable = test::run_command({tool("cdna4-gemm"), s, "--shape", "256x256x128", "--device", "model",
                                        "--model-only", "--timeline", dir.file("missing/u.svg")});

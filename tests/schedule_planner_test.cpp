@@ -134,7 +134,7 @@ TEST_CASE("verify CLI prints the verdict and the planned schedule", "[schedule][
   CHECK(run_verify_cli(schedule_test::schedules_dir() + "tilelang_ns2_128x128x64_w4.json", out) == 0);
   CHECK_THAT(out.str(), Catch::Contains("accepted") && Catch::Contains("\"op\": \"barrier\", \"stage\": 1, \"order\": 8, \"phase\": 0, \"vmcnt\": 8"));
   std::ostringstream bad;
-  CHECK(run_verify_cli(schedule_test::schedules_dir() + "fixtures/seed001_interleave4_buggy.json", bad) == 1);
+  CHECK(run_verify_cli(schedule_test::schedules_dir() + "fixtures/seed001_interleave4_buggy.json", bad) == 3);
   CHECK_THAT(bad.str(), Catch::Contains("rejected") && Catch::Contains("write-after-read race"));
   std::ostringstream missing;
   CHECK(run_verify_cli("/nonexistent.json", missing) == 1);

@@ -18,9 +18,12 @@
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
 #include "codegen/gemm/loop_picture.hpp"
+#include "cli_conventions.hpp"
 #include "input_file.hpp"
 
 namespace {
+
+using cdna4::tools::UsageError;
 
 const char* kUsage =
     "usage: cdna4-asmgen [options] INPUT.s\n"
@@ -39,7 +42,10 @@ const char* kUsage =
     "  --print-metadata     print each kernel's descriptor fields and the metadata note\n"
     "  --picture            print the steady-state loop body (memory ops, MFMAs, waits, barriers)\n"
     "  --verify FILE.json   plan and verify a schedule; print the verdict and the plan\n"
-    "  -h, --help           this text\n";
+    "  --version            print the version\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Exit status: 0 success, 1 error, 2 bad usage, 3 --verify rejected the schedule.\n";
 
 struct Options {
   std::string input, output, emit, shape, out_type = "f32", verify;
@@ -68,10 +74,11 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
-      if (i + 1 >= argc) throw cdna4::Error(fmt::format("{} needs a value", flag));
+      if (i + 1 >= argc) throw UsageError(fmt::format("{} needs a value", flag));
       return argv[++i];
     };
     if (a == "-h" || a == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (a == "--version") { cdna4::tools::print_version("cdna4-asmgen"); std::exit(0); }
     else if (a == "-o") o.output = value("-o");
     else if (a == "--emit") o.emit = value("--emit");
     else if (a == "--print-metadata") o.print_metadata = true;
@@ -79,17 +86,17 @@ Options parse(int argc, char** argv) {
     else if (a == "--shape") o.shape = value("--shape");
     else if (a == "--out-type") o.out_type = value("--out-type");
     else if (a == "--verify") o.verify = value("--verify");
-    else if (!a.empty() && a[0] == '-') throw cdna4::Error("unknown option " + a + " (see --help)");
+    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option " + a + " (see --help)");
     else if (o.input.empty()) o.input = a;
-    else throw cdna4::Error("more than one input: " + o.input + " and " + a);
+    else throw UsageError("more than one input: " + o.input + " and " + a);
   }
   if (!o.verify.empty()) return o;
-  if (o.input.empty()) throw cdna4::Error("no input file (see --help)");
+  if (o.input.empty()) throw UsageError("no input file (see --help)");
   const bool schedule = ends_with(o.input, ".json");
-  if (schedule && o.shape.empty()) throw cdna4::Error("a schedule needs --shape MxNxK");
-  if (!schedule && !o.shape.empty()) throw cdna4::Error("--shape applies to a schedule (.json) input");
+  if (schedule && o.shape.empty()) throw UsageError("a schedule needs --shape MxNxK");
+  if (!schedule && !o.shape.empty()) throw UsageError("--shape applies to a schedule (.json) input");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
-    throw cdna4::Error("--out-type takes f32, bf16 or f16");
+    throw UsageError("--out-type takes f32, bf16 or f16");
   if (o.emit.empty()) {
     if (ends_with(o.output, ".o")) o.emit = "obj";
     else if (ends_with(o.output, ".s")) o.emit = "asm";
@@ -97,8 +104,8 @@ Options parse(int argc, char** argv) {
     else o.emit = "hsaco";
   }
   if (o.emit != "obj" && o.emit != "hsaco" && o.emit != "asm" && o.emit != "metadata")
-    throw cdna4::Error("--emit takes asm, obj, hsaco or metadata, not " + o.emit);
-  if (o.emit == "asm" && !schedule) throw cdna4::Error("--emit asm needs a schedule input");
+    throw UsageError("--emit takes asm, obj, hsaco or metadata, not " + o.emit);
+  if (o.emit == "asm" && !schedule) throw UsageError("--emit asm needs a schedule input");
   if (o.output.empty()) {
     std::string stem = o.input.substr(0, o.input.rfind('.'));
     static const std::map<std::string, std::string> ext{
@@ -169,7 +176,7 @@ int compile_schedule(const Options& o) {
 int main(int argc, char** argv) {
   try {
     Options o = parse(argc, argv);
-    if (!o.verify.empty()) return cdna4::run_verify_cli(o.verify, std::cout);
+    if (!o.verify.empty()) return cdna4::run_verify_cli(o.verify, std::cout);  // 0, 1 not a schedule, 3 rejected
     if (ends_with(o.input, ".json")) return compile_schedule(o);
     const std::string text = read_text(o.input);
     const auto t0 = std::chrono::steady_clock::now();
@@ -191,8 +198,11 @@ int main(int argc, char** argv) {
       print_metadata(cdna4::CodeObject::read(o.emit == "hsaco" ? out : cdna4::codegen::link_hsaco(object)));
     }
     return 0;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "cdna4-asmgen: %s\n", e.what());
+    return cdna4::tools::kExitUsage;
   } catch (const cdna4::Error& e) {
     std::fprintf(stderr, "cdna4-asmgen: %s\n", e.what());
-    return 1;
+    return cdna4::tools::kExitError;
   }
 }

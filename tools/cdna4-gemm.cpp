@@ -19,6 +19,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
+#include "cli_conventions.hpp"
 #include "cli_numbers.hpp"
 #include "common/checked.hpp"
 #include "input_file.hpp"
@@ -27,6 +28,8 @@
 #include "timeline_svg.hpp"
 
 namespace {
+
+using cdna4::tools::UsageError;
 
 const char* kUsage =
     "usage: cdna4-gemm SCHEDULE.json --shape MxNxK [options]\n"
@@ -52,7 +55,7 @@ const char* kUsage =
     "                            byte per 32 elements of K, A's M x K/32 and B's K/32 x N,\n"
     "                            row-major (generated without files: 1.0 for --data integer,\n"
     "                            2^-3 .. 2^3 otherwise)\n"
-    "  --c-out FILE              write C\n"
+    "  -o, --c-out FILE          write C (D): the main output\n"
     "  --alpha F --beta F        fused epilogue D = act(alpha * A x B + beta * C + bias), F fp32\n"
     "                            (defaults: alpha 1; beta 1 when there is a C input)\n"
     "  --c-in FILE               C, M x N row-major in --c-type (default: the output type);\n"
@@ -80,10 +83,11 @@ const char* kUsage =
     "                            policy) and print bit-exact: yes|no\n"
     "  --json                    print the compile and launch stats, race reports and\n"
     "                            (with --check) differing_elements as JSON instead\n"
+    "  --version                 print the version\n"
     "  -h, --help                this text\n"
     "\n"
     "Race reports (emulator) print one line each, as cdna4-run does.\n"
-    "Exit status: 0 success, 1 error, 2 --check found differences, 3 races reported.\n";
+    "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported.\n";
 
 constexpr uint64_t kMaxThreads = 4096;
 
@@ -105,10 +109,12 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw cdna4::Error(arg + " needs a value");
+      if (i + 1 >= argc) throw UsageError(arg + " needs a value");
       return argv[++i];
     };
     if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
+    else if (arg == "-o") o.c_out = value();
     else if (arg == "--shape") o.shape = value();
     else if (arg == "--out-type") o.out_type = value();
     else if (arg == "--device") o.device = value();
@@ -118,49 +124,49 @@ Options parse(int argc, char** argv) {
     else if (arg == "--b-scale") o.b_scale = value();
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
-    else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned(value(), arg);
-    else if (arg == "--batch") o.batch = cdna4::tools::parse_unsigned(value(), arg, UINT32_MAX);
-    else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float(value(), arg);
-    else if (arg == "--beta") o.beta = cdna4::tools::parse_float(value(), arg);
+    else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
+    else if (arg == "--batch") o.batch = cdna4::tools::parse_unsigned<UsageError>(value(), arg, UINT32_MAX);
+    else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float<UsageError>(value(), arg);
+    else if (arg == "--beta") o.beta = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--c-in") o.c_in = value();
     else if (arg == "--c-type") o.c_type = value();
     else if (arg == "--bias") o.bias = value();
     else if (arg == "--bias-dim") o.bias_dim = value();
     else if (arg == "--activation") o.activation = value();
-    else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned(value(), arg, kMaxThreads));
+    else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
-    else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned(value(), arg);
-    else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds(value(), arg);
+    else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
+    else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), arg);
     else if (arg == "--model-only") o.model_only = true;
     else if (arg == "--trace") o.trace = value();
     else if (arg == "--timeline") o.timeline = value();
     else if (arg == "--json") o.json = true;
-    else if (!arg.empty() && arg[0] == '-') throw cdna4::Error("unknown option " + arg + " (see --help)");
+    else if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
-    else throw cdna4::Error("more than one schedule: " + o.schedule + " and " + arg);
+    else throw UsageError("more than one schedule: " + o.schedule + " and " + arg);
   }
-  if (o.schedule.empty()) throw cdna4::Error("no schedule given (see --help)");
-  if (o.shape.empty()) throw cdna4::Error("--shape MxNxK is required");
-  if (o.batch < 1) throw cdna4::Error("--batch must be at least 1");
+  if (o.schedule.empty()) throw UsageError("no schedule given (see --help)");
+  if (o.shape.empty()) throw UsageError("--shape MxNxK is required");
+  if (o.batch < 1) throw UsageError("--batch must be at least 1");
   if (!o.c_type.empty() && o.c_type != "f32" && o.c_type != "bf16" && o.c_type != "f16")
-    throw cdna4::Error("--c-type takes f32, bf16 or f16");
-  if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw cdna4::Error("--bias-dim takes m or n");
-  if (o.bias.empty() != o.bias_dim.empty()) throw cdna4::Error("give --bias with --bias-dim m|n");
+    throw UsageError("--c-type takes f32, bf16 or f16");
+  if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw UsageError("--bias-dim takes m or n");
+  if (o.bias.empty() != o.bias_dim.empty()) throw UsageError("give --bias with --bias-dim m|n");
   if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
       o.activation != "silu")
-    throw cdna4::Error("--activation takes none, relu, gelu or silu");
-  if (o.beta && o.c_in.empty()) throw cdna4::Error("--beta scales C: give --c-in FILE");
-  if (!o.c_type.empty() && o.c_in.empty()) throw cdna4::Error("--c-type names the type of --c-in FILE");
+    throw UsageError("--activation takes none, relu, gelu or silu");
+  if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
+  if (!o.c_type.empty() && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
-    throw cdna4::Error("--out-type takes f32, bf16 or f16");
-  if (o.a.empty() != o.b.empty()) throw cdna4::Error("give both --a and --b, or neither");
-  if (o.data != "random" && o.data != "integer") throw cdna4::Error("--data takes random or integer");
-  if (o.model_only && o.device != "model") throw cdna4::Error("--model-only needs --device model");
-  if (!o.trace.empty() && o.device != "model") throw cdna4::Error("--trace needs --device model");
-  if (!o.timeline.empty() && o.device != "model") throw cdna4::Error("--timeline needs --device model");
+    throw UsageError("--out-type takes f32, bf16 or f16");
+  if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
+  if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
+  if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
+  if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
+  if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
   if (o.model_only && (o.check || !o.c_out.empty()))
-    throw cdna4::Error("--model-only leaves C incomplete: it cannot go with --check or --c-out");
+    throw UsageError("--model-only leaves C incomplete: it cannot go with --check or --c-out");
   return o;
 }
 
@@ -336,7 +342,8 @@ int main(int argc, char** argv) {
     if (run.launch.model && !o.timeline.empty())
       cdna4::tools::write_timeline_svg(o.timeline, *run.launch.model,
                                        fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
-    const int status = !run.launch.races.empty() ? 3 : diff.value_or(0) != 0 ? 2 : 0;
+    const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
+                                                                           : cdna4::tools::kExitOk;
     if (o.json) {
       nlohmann::json races = nlohmann::json::array();
       for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
@@ -377,9 +384,12 @@ int main(int argc, char** argv) {
     }
     for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
     return status;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());
+    return cdna4::tools::kExitUsage;
   } catch (const cdna4::Error& e) {
     std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
-    return 1;
+    return cdna4::tools::kExitError;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
     return 1;

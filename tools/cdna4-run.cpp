@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cdna4/runtime.hpp"
+#include "cli_conventions.hpp"
 #include "cli_numbers.hpp"
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
@@ -74,6 +75,7 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
                           execute, with counts, without running; exit 0 when none, 1 otherwise
   --json                  print the launch stats and race reports (or the --check
                           list) as JSON on stdout instead of text
+  --version               print the version
   --help                  this text
 
 ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
@@ -84,9 +86,7 @@ inst='...' other_inst='...'.
 Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written).
 )";
 
-struct UsageError : Error {
-  using Error::Error;
-};
+using cdna4::tools::UsageError;
 
 struct Options {
   std::string hsaco;
@@ -148,6 +148,10 @@ Options parse_command_line(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(a + " needs a value");
       return argv[++i];
     };
+    if (a == "--version") {
+      cdna4::tools::print_version("cdna4-run");
+      std::exit(0);
+    }
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);

@@ -23,6 +23,9 @@
 
 namespace cdna4 {
 
+// The release, "MAJOR.MINOR.PATCH" (CMake's project version).
+const char* version();
+
 namespace detail {
 class Allocation;
 class Backend;

@@ -176,7 +176,7 @@ VerifyReport verify(const Schedule& planned, const VerifyOptions& options = {});
 void verify_or_throw(const Schedule& planned, const VerifyOptions& options = {});
 
 // `cdna4-asmgen --verify FILE.json`: prints the verdict and the planned schedule;
-// returns 0 when the schedule is accepted, 1 when it is rejected or unreadable.
+// returns 0 when the schedule is accepted, 3 when the verifier rejects it, 1 when it is unreadable.
 int run_verify_cli(const std::string& path, std::ostream& out);
 
 }  // namespace cdna4

@@ -1,0 +1,7 @@
+#include "cdna4/runtime.hpp"
+
+namespace cdna4 {
+
+const char* version() { return CDNA4_VERSION; }
+
+}  // namespace cdna4
