@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""The schedule schema: every shipped schedule validates, every field has a
+description (editor hover help), and the schema refuses what the parser refuses
+at the JSON level (unknown fields, wrong enums). Needs Debian's python3-jsonschema
+(tools/install-deps.sh installs it); a missing module fails the test."""
+import glob
+import json
+import os
+import sys
+import unittest
+
+import jsonschema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA_PATH = os.path.join(ROOT, "schedules", "schedule.schema.json")
+
+
+def fields_without_description(node, path="$"):
+    """Every property and definition must say what it is."""
+    missing = []
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            if "$ref" not in sub and "description" not in sub:
+                missing.append(f"{path}.properties.{name}")
+            missing += fields_without_description(sub, f"{path}.properties.{name}")
+        for key in ("$defs", "oneOf", "items"):
+            if key in node:
+                sub = node[key]
+                items = sub.items() if isinstance(sub, dict) else enumerate(sub if isinstance(sub, list) else [sub])
+                for name, child in items:
+                    missing += fields_without_description(child, f"{path}.{key}.{name}")
+    return missing
+
+
+class SchemaTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(SCHEMA_PATH) as f:
+            cls.schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(cls.schema)
+        cls.validator = jsonschema.Draft202012Validator(cls.schema)
+
+    def shipped(self):
+        files = sorted(glob.glob(os.path.join(ROOT, "schedules", "*.json")))
+        files = [f for f in files if not f.endswith("schedule.schema.json")]
+        self.assertGreaterEqual(len(files), 19)
+        return files
+
+    def test_every_shipped_schedule_validates(self):
+        for path in self.shipped():
+            with open(path) as f:
+                doc = json.load(f)
+            errors = sorted(self.validator.iter_errors(doc), key=lambda e: e.path)
+            self.assertEqual([], [f"{os.path.basename(path)}: {e.message}" for e in errors])
+
+    def test_every_field_has_a_description(self):
+        self.assertEqual([], fields_without_description(self.schema))
+
+    def test_the_schema_refuses_what_the_parser_refuses(self):
+        with open(os.path.join(ROOT, "schedules", "baseline_256x256x64_w8.json")) as f:
+            good = json.load(f)
+        for change in (lambda d: d.update(unknown=1), lambda d: d["types"].update(a="int4"),
+                       lambda d: d.update(waves=6), lambda d: d["ops"][0].update(op="load"),
+                       lambda d: d.update(epilogue={"activation": "tanh"}), lambda d: d.update(num_stages=2)):
+            bad = json.loads(json.dumps(good))
+            change(bad)
+            self.assertFalse(self.validator.is_valid(bad), bad)
+
+
+if __name__ == "__main__":
+    sys.exit(0 if unittest.main(exit=False, verbosity=2).result.wasSuccessful() else 1)
