@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/reference.hpp"
@@ -217,4 +218,21 @@ TEST_CASE("every tool prints its version and documents the same exit codes", "[c
                                   "-o", dir.file("c.bin")});
   CHECK(check.status == 0);
   CHECK(test::read_binary(dir.file("c.bin")).size() == 16 * 16 * 4);  // -o writes the main output, C
+}
+
+TEST_CASE("Ctrl-C stops a long launch cleanly and leaves no output; no progress bar off a terminal", "[cli][gemm][progress]") {
+  test::TempDir dir;
+  // About a trillion MACs: minutes on the emulator, so SIGINT after 2 s always lands first.
+  auto r = test::run_command({"timeout", "--preserve-status", "-s", "INT", "2", tool("cdna4-gemm"),
+                              schedule("baseline_256x256x64_w8.json"), "--shape", "8192x8192x2048", "-o",
+                              dir.file("c.bin")});
+  INFO(r.output);
+  CHECK(r.status == 130);
+  CHECK(r.output.find("interrupted (Ctrl-C)") != std::string::npos);
+  CHECK(r.output.find("nothing written") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.file("c.bin")));
+  // Piped stderr: no bar.
+  auto quiet = test::run_command({tool("cdna4-gemm"), schedule("baseline_256x256x64_w8.json"), "--shape", "512x512x64"});
+  CHECK(quiet.status == 0);
+  CHECK(quiet.output.find("workgroups/s") == std::string::npos);
 }

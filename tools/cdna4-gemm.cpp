@@ -21,6 +21,7 @@
 #include "cdna4/reference.hpp"
 #include "cli_conventions.hpp"
 #include "cli_numbers.hpp"
+#include "launch_progress.hpp"
 #include "common/checked.hpp"
 #include "input_file.hpp"
 #include "model_output.hpp"
@@ -83,11 +84,13 @@ const char* kUsage =
     "                            policy) and print bit-exact: yes|no\n"
     "  --json                    print the compile and launch stats, race reports and\n"
     "                            (with --check) differing_elements as JSON instead\n"
+    "  --quiet                   no progress bar (drawn on stderr only when it is a terminal)\n"
     "  --version                 print the version\n"
     "  -h, --help                this text\n"
     "\n"
     "Race reports (emulator) print one line each, as cdna4-run does.\n"
-    "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported.\n";
+    "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported,\n"
+    "130 stopped by Ctrl-C (nothing written).\n";
 
 constexpr uint64_t kMaxThreads = 4096;
 
@@ -99,7 +102,7 @@ struct Options {
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
-  bool check = false, instant = false, json = false, model_only = false;
+  bool check = false, instant = false, json = false, model_only = false, quiet = false;
   std::string trace;
   std::string timeline;
 };
@@ -142,6 +145,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--trace") o.trace = value();
     else if (arg == "--timeline") o.timeline = value();
     else if (arg == "--json") o.json = true;
+    else if (arg == "--quiet") o.quiet = true;
     else if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
     else throw UsageError("more than one schedule: " + o.schedule + " and " + arg);
@@ -227,6 +231,7 @@ double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int
 
 int main(int argc, char** argv) {
   try {
+    cdna4::tools::install_interrupt_handler();
     const Options o = parse(argc, argv);
     const cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
     const int64_t m = shape.m, n = shape.n, k = shape.k;
@@ -304,9 +309,24 @@ int main(int argc, char** argv) {
     launch.max_instructions = o.max_instructions;
     launch.time_limit_seconds = o.timeout;
     launch.on_race = cdna4::OnRace::Report;
+    cdna4::tools::LaunchProgressBar progress("cdna4-gemm", o.quiet || o.json);
+    progress.attach(launch);
     const auto t0 = std::chrono::steady_clock::now();
-    const cdna4::GemmRun run =
-        cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b, epilogue);
+    std::optional<cdna4::GemmRun> finished;
+    try {
+      finished = cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b,
+                                         epilogue);
+    } catch (const cdna4::Error&) {
+      progress.finish();
+      if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
+      const cdna4::LaunchProgress& p = progress.last();
+      std::fprintf(stderr, "cdna4-gemm: interrupted (Ctrl-C) %s; nothing written\n",
+                   p.workgroups_total ? fmt::format("after {} of {} workgroups", p.workgroups_done, p.workgroups_total).c_str()
+                                      : "before the launch started");
+      return cdna4::tools::kExitInterrupted;
+    }
+    progress.finish();
+    const cdna4::GemmRun& run = *finished;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check) {

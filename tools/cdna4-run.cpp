@@ -17,6 +17,7 @@
 #include "cdna4/runtime.hpp"
 #include "cli_conventions.hpp"
 #include "cli_numbers.hpp"
+#include "launch_progress.hpp"
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
 #include "model_output.hpp"
@@ -75,6 +76,7 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
                           execute, with counts, without running; exit 0 when none, 1 otherwise
   --json                  print the launch stats and race reports (or the --check
                           list) as JSON on stdout instead of text
+  --quiet                 no progress bar (drawn on stderr only when it is a terminal)
   --version               print the version
   --help                  this text
 
@@ -83,7 +85,8 @@ or its position among the explicit arguments: #0, #1, ...
 Each race or hazard report is one line: race kind=K pc=0x.. wg=X,Y,Z wave=W
 other_pc=0x.. other_wave=W at=LOCATION missing=WAIT [rule=R needed=N passed=P]
 inst='...' other_inst='...'.
-Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written).
+Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written),
+130 stopped by Ctrl-C (no outputs written).
 )";
 
 using cdna4::tools::UsageError;
@@ -106,7 +109,11 @@ struct Options {
   bool list = false;
   bool check = false;
   bool json = false;
+  bool quiet = false;
 };
+
+// The launch's progress bar and Ctrl-C handling (one launch per run).
+std::optional<cdna4::tools::LaunchProgressBar> progress;
 
 uint64_t parse_uint(const std::string& text, const std::string& what) {
   return cdna4::tools::parse_unsigned<UsageError>(text, what);
@@ -176,6 +183,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--list") o.list = true;
     else if (a == "--check") o.check = true;
     else if (a == "--json") o.json = true;
+    else if (a == "--quiet") o.quiet = true;
     else if (a.starts_with("-")) throw UsageError("unknown option " + a);
     else if (o.hsaco.empty()) o.hsaco = a;
     else throw UsageError("more than one code object given: " + o.hsaco + " and " + a);
@@ -404,6 +412,8 @@ cdna4::LaunchOptions launch_options(const Options& o) {
   launch.grid_unit = o.global ? cdna4::GridUnit::WorkItems : cdna4::GridUnit::Workgroups;
   launch.max_instructions = o.max_instructions;
   launch.time_limit_seconds = o.timeout;
+  if (!progress) progress.emplace("cdna4-run", o.quiet || o.json);
+  progress->attach(launch);
   return launch;
 }
 
@@ -465,6 +475,7 @@ int run(const Options& o) {
   }
 
   cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, args, launch_options(o));
+  progress->finish();
   for (const auto& [position, path] : out_of) write_file(path, buffers[position].download<uint8_t>());
   return report(o, kernel, device, stats);
 }
@@ -474,6 +485,7 @@ int run_raw(const Options& o, const cdna4::Kernel& kernel) {
   std::map<std::string, cdna4::Buffer> named;
   cdna4::KernargBlock block = raw_block(o, device, named);
   cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, block, launch_options(o));
+  progress->finish();
   for (const auto& [name, path] : o.outs) write_file(path, named[name].download<uint8_t>());
   return report(o, kernel, device, stats);
 }
@@ -502,11 +514,20 @@ int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& d
 
 int main(int argc, char** argv) {
   try {
+    cdna4::tools::install_interrupt_handler();
     return run(parse_command_line(argc, argv));
   } catch (const UsageError& e) {
     fmt::print(stderr, "cdna4-run: {}\n(see cdna4-run --help)\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    if (progress) progress->finish();
+    if (cdna4::tools::LaunchProgressBar::interrupted()) {
+      const uint64_t total = progress ? progress->last().workgroups_total : 0;
+      fmt::print(stderr, "cdna4-run: interrupted (Ctrl-C) {}; no outputs written\n",
+                 total ? fmt::format("after {} of {} workgroups", progress->last().workgroups_done, total)
+                       : std::string("before the launch started"));
+      return cdna4::tools::kExitInterrupted;
+    }
     fmt::print(stderr, "cdna4-run: {}\n", e.what());
     return 1;
   }

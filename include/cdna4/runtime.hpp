@@ -8,6 +8,7 @@
 //   a.upload(host.data(), bytes);
 //   auto stats = dev.launch(kernel, {blocks}, {256}, {a, b, c, n});
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -148,6 +149,12 @@ enum class GridUnit {
   WorkItems,   // grid counts work-items (HSA/OpenCL style); may end in a partial workgroup
 };
 
+// How far a launch is: after every workgroup the emulator finishes.
+struct LaunchProgress {
+  uint64_t workgroups_done = 0, workgroups_total = 0;
+  double elapsed_seconds = 0;
+};
+
 struct LaunchOptions {
   uint32_t dynamic_lds = 0;  // LDS bytes on top of the kernel's fixed size
   GridUnit grid_unit = GridUnit::Workgroups;
@@ -160,6 +167,9 @@ struct LaunchOptions {
   // Set to true from another thread to stop the launch; it then throws
   // LimitError naming where each stopped.
   const std::atomic<bool>* cancel = nullptr;
+  // Emulator: called after each workgroup, one call at a time (from the worker
+  // threads), with the count done so far; keep it short.
+  std::function<void(const LaunchProgress&)> on_progress;
 };
 
 struct LaunchStats {

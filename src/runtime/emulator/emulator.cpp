@@ -82,6 +82,8 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, total));
 
   std::atomic<uint64_t> next{0}, instructions{0}, macs{0};
+  std::mutex progress_mutex;
+  uint64_t done = 0;  // under progress_mutex
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::exception_ptr error;
@@ -94,7 +96,16 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
     for (uint64_t linear; !stop && (linear = next.fetch_add(1)) < total;) {
       uint32_t id[3] = {uint32_t(linear % dispatch.grid[0]), uint32_t((linear / dispatch.grid[0]) % dispatch.grid[1]),
                         uint32_t(linear / (uint64_t(dispatch.grid[0]) * dispatch.grid[1]))};
-      if (options.trace_only && !(options.trace && options.trace->wants(linear))) continue;
+      auto report_progress = [&] {
+        if (!options.on_progress) return;
+        std::lock_guard lock(progress_mutex);
+        options.on_progress(++done, total,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      };
+      if (options.trace_only && !(options.trace && options.trace->wants(linear))) {
+        report_progress();
+        continue;
+      }
       try {
         if (auto hit = limits.check())
           throw LimitError(fmt::format("emulator: {} before workgroup ({},{},{}) started", *hit, id[0], id[1], id[2]));
@@ -110,6 +121,7 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
       }
       instructions += wg.instructions;
       macs += wg.mfma_macs;
+      report_progress();
       if (!wg.races.empty()) {
         std::lock_guard lock(mutex);
         race_wg_ids.push_back(linear);

@@ -2,6 +2,7 @@
 // gfx950 emulator: executes the .text bytes of a code object for a whole grid.
 // It depends only on the code-object reader, never on the code generator.
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ struct EmulatorOptions {
   uint64_t max_instructions = 0;    // wave-instructions per run; 0 = no limit
   double time_limit_seconds = 0;    // wall clock per run; 0 = no limit
   const std::atomic<bool>* cancel = nullptr;  // stops the run when set
+  // After each workgroup (one call at a time): workgroups done, total, seconds since the start.
+  std::function<void(uint64_t done, uint64_t total, double seconds)> on_progress;
   TraceSink* trace = nullptr;       // records the workgroups it wants (trace.hpp); null = off
   bool trace_only = false;          // run only the workgroups `trace` wants (timing without results)
 };
