@@ -169,7 +169,7 @@ TEST_CASE("cdna4-gemm runs a batch from files holding the matrices one after ano
 
 TEST_CASE("cdna4-gemm runs a fused epilogue from its flags and checks it", "[cli][gemm][epilogue]") {
   test::TempDir dir;
-  const int64_t m = 70, n = 40, k = 32;
+  const int64_t m = 70, n = 40;
   std::vector<float> c(static_cast<size_t>(m * n)), bias(static_cast<size_t>(n));
   for (size_t i = 0; i < c.size(); ++i) c[i] = float(int(i % 13) - 6) * 0.25f;
   for (size_t j = 0; j < bias.size(); ++j) bias[j] = float(j) * 0.5f - 7.0f;
