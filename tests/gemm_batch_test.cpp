@@ -13,19 +13,12 @@
 #include "cdna4/reference.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
+#include "support/errors.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 template <typename T>
 std::vector<T> slice(const std::vector<T>& v, size_t first, size_t count) {

@@ -16,19 +16,12 @@
 #include "cdna4/reference.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
+#include "support/errors.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // `count` normal values (scaled) rounded into `type` (f32, bf16, f16), packed.
 std::vector<uint8_t> values_of(DataType type, size_t count, uint32_t seed, float scale = 1.0f) {

@@ -11,8 +11,10 @@
 #include "cdna4/gemm.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
+#include "support/errors.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 using nlohmann::ordered_json;
 
 namespace {
@@ -26,15 +28,6 @@ ordered_json fp8_baseline(const char* a, const char* b) {
   j.erase("ops");
   j["num_stages"] = 2;
   return j;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

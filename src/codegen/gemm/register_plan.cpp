@@ -16,6 +16,16 @@ constexpr int kMaxVgprs = 256, kMaxAgprs = 256, kMaxUnified = 512, kMaxSgprs = 1
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 }  // namespace
 
+// `count` more SGPRs (4-aligned when 4 or more, for descriptors); their first.
+static uint16_t reserve_sgprs(RegisterPlan& p, const Schedule& s, int count, const char* what) {
+  const int base = count >= 4 ? round_up(p.sgprs, 4) : p.sgprs;
+  p.sgprs = base + count;
+  if (p.sgprs > kMaxSgprs)
+    throw Error(fmt::format("schedule {}: a pipeline of depth {} with {} needs {} SGPRs, gfx950 has {}", s.name,
+                            depth(s), what, p.sgprs, kMaxSgprs));
+  return uint16_t(base);
+}
+
 GemmGeometry GemmGeometry::of(const Schedule& s) {
   const MfmaShape m = mfma_shape(s.mfma);
   GemmGeometry g{};
@@ -89,39 +99,26 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
   const int store_scratch = 14 + 4 * g.blocks_n;
   p.vgprs = p.first_fragment + std::max(fragment_vgprs, store_scratch);
   if (s.scaled) {
-    const uint16_t base = uint16_t(round_up(p.sgprs, 4));
+    const uint16_t base = reserve_sgprs(p, s, 14, "scales");
     p.scale_desc_a = {RegFile::s, base, 4};
     p.scale_desc_b = {RegFile::s, uint16_t(base + 4), 4};
     p.scale_ptr_a = {RegFile::s, uint16_t(base + 8), 2};
     p.scale_ptr_b = {RegFile::s, uint16_t(base + 10), 2};
     p.scale_block_a = {RegFile::s, uint16_t(base + 12)};
     p.scale_block_b = {RegFile::s, uint16_t(base + 13)};
-    p.sgprs = base + 14;
-    if (p.sgprs > kMaxSgprs)
-      throw Error(fmt::format("schedule {}: a pipeline of depth {} with scales needs {} SGPRs, gfx950 has {}", s.name,
-                              depth(s), p.sgprs, kMaxSgprs));
     p.first_scale = p.vgprs;
     p.vgprs += 3 + 2 * g.kpacks * (g.blocks_m + g.blocks_n);
   }
   if (s.epilogue) {
-    const uint16_t base = uint16_t(round_up(p.sgprs, 4));
+    const uint16_t base = reserve_sgprs(p, s, 14, "a fused epilogue");
     p.desc_c_in = {RegFile::s, base, 4};
     p.desc_bias = {RegFile::s, uint16_t(base + 4), 4};
     p.ptr_c_in = {RegFile::s, uint16_t(base + 8), 2};
     p.ptr_bias = {RegFile::s, uint16_t(base + 10), 2};
     p.alpha = {RegFile::s, uint16_t(base + 12)};
     p.beta = {RegFile::s, uint16_t(base + 13)};
-    p.sgprs = base + 14;
-    if (p.sgprs > kMaxSgprs)
-      throw Error(fmt::format("schedule {}: a pipeline of depth {} with a fused epilogue needs {} SGPRs, gfx950 has {}",
-                              s.name, depth(s), p.sgprs, kMaxSgprs));
   }
-  if (batched) {
-    p.batch_index = {RegFile::s, uint16_t(p.sgprs++)};
-    if (p.sgprs > kMaxSgprs)
-      throw Error(fmt::format("schedule {}: a batched pipeline of depth {} needs {} SGPRs, gfx950 has {}", s.name,
-                              depth(s), p.sgprs, kMaxSgprs));
-  }
+  if (batched) p.batch_index = {RegFile::s, reserve_sgprs(p, s, 1, "a batch")};
   p.agprs = g.blocks_m * g.blocks_n * g.mfma_regs;
   if (p.vgprs > kMaxVgprs)
     throw Error(fmt::format("schedule {}: the wave tile {}x{} needs {} VGPRs ({} for {} S2R register version(s) of "
