@@ -139,7 +139,7 @@ TEST_CASE("streamed instructions: every shipped schedule and shape gives the tex
                                          parse_shape("1024x1024x1024")};
   for (const auto& path : schedule_test::shipped_files()) {
     const Schedule schedule = schedule_test::load(path);
-    const int granule = std::max(element_granule(element_bits(schedule.type_a)), element_granule(element_bits(schedule.type_b)));
+    const int granule = k_granule(schedule);
     for (GemmShape shape : shapes) {
       shape.k = (shape.k + granule - 1) / granule * granule;  // 6-bit types: K in 64s
       for (OutType out : {OutType::f32, OutType::bf16}) {

@@ -256,8 +256,7 @@ int main(int argc, char** argv) {
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
     cdna4::GemmShape padded = shape;
-    const int granule = std::max(cdna4::element_granule(cdna4::element_bits(schedule.type_a)),
-                                 cdna4::element_granule(cdna4::element_bits(schedule.type_b)));
+    const int granule = cdna4::k_granule(schedule);
     padded.k = cdna4::checked::round_up<int64_t>(k, granule).value_or(k);
     padded.out = out;
     padded.batch = int64_t(o.batch);

@@ -42,6 +42,8 @@ struct GemmShape {
 // K, lda and ldb of an operand of `bits`-bit elements come in multiples of this
 // many elements: 16 bytes (8, 16 or 32 elements), 64 for 6-bit types (48 bytes).
 int element_granule(int bits);
+// K of a schedule's GEMMs comes in multiples of this: the larger of A's and B's granules.
+int k_granule(const Schedule& s);
 
 // Parses "MxNxK".
 GemmShape parse_shape(const std::string& text);

@@ -1,4 +1,5 @@
 // compile(schedule, shape): plan, verify, lower, assemble, link; with a cache.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cctype>
@@ -75,6 +76,10 @@ const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out ==
 int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
 
 int element_granule(int bits) { return bits == 6 ? 64 : 128 / bits; }
+
+int k_granule(const Schedule& s) {
+  return std::max(element_granule(element_bits(s.type_a)), element_granule(element_bits(s.type_b)));
+}
 
 std::string GemmShape::to_string() const {
   std::string text = fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out));

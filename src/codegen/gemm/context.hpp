@@ -23,6 +23,7 @@ struct GemmContext {
   RegisterPlan regs;
   isa::Code code;
   int k_tiles = 0;  // ceil(K / tile_k)
+  int mfma_stage = 0;  // scaled schedules: the one stage of their MFMAs (main_loop.cpp)
   int g2s_turn = 0; // which address temporary the next G2S uses
   // Filled by emit_main_loop for the summary.
   int loop_instructions = 0, loop_iterations = 0;
@@ -60,7 +61,7 @@ void emit_store_c(GemmContext& ctx);                   // bounds-checked C store
 // `version` and (MFMAs of scaled schedules) scale register version `scale_version`.
 void emit_op(GemmContext& ctx, const ScheduleOp& op, int slot, int version, int scale_version = 0);
 // MX scales of kpack `kp` of the tile `tile_offset` tiles after this iteration's
-// k_base into scale registers `version` (buffer_load_ubyte).
-void emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp);
+// k_base into scale registers `version` (buffer_load_ubyte); returns the loads issued.
+int emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp);
 
 }  // namespace cdna4::codegen

@@ -49,7 +49,7 @@ Signature signature(const GemmContext& ctx, const Iteration& it) {
                      k % ctx.geo.register_versions);
   }
   if (ctx.schedule.scaled) {  // the scale registers' tile parity, and whether this iteration loads scales
-    const int tile = it.index + 1 - mfma_scale_stage(ctx.schedule);
+    const int tile = it.index + 1 - ctx.mfma_stage;
     sig.emplace_back(-2, it.index % 2, tile >= 0 && tile < it.k_tiles, it.index == 0, 0);
   }
   return sig;
@@ -101,11 +101,12 @@ void emit_iteration(GemmContext& ctx, const Iteration& it) {
   // make the schedule's vmcnt waits wait for more, never less. An MFMA waits for
   // its scales with vmcnt(VM ops issued in this iteration), unless a wait in
   // this iteration already covered everything issued before it.
-  const int mfma_stage = s.scaled ? mfma_scale_stage(s) : 0;
+  const int mfma_stage = ctx.mfma_stage;
   auto load_scales_of = [&](int tile) {  // returns the loads issued
-    if (tile < 0 || tile >= it.k_tiles) return 0;
-    for (int kp = 0; kp < ctx.geo.kpacks; ++kp) emit_scale_loads(ctx, tile - it.index, tile % 2, kp);
-    return ctx.geo.kpacks * (ctx.geo.blocks_m + ctx.geo.blocks_n);
+    int loads = 0;
+    if (tile < 0 || tile >= it.k_tiles) return loads;
+    for (int kp = 0; kp < ctx.geo.kpacks; ++kp) loads += emit_scale_loads(ctx, tile - it.index, tile % 2, kp);
+    return loads;
   };
   int vm_issued = 0;            // VM ops this iteration, after any scale loads at its start
   bool previous_in = !s.scaled; // the scales loaded before this iteration are complete
@@ -205,6 +206,7 @@ MainLoopPlan plan_main_loop(const GemmContext& ctx, int group, int period) {
 
 void emit_main_loop(GemmContext& ctx, int group, const std::string& label_prefix) {
   Code& c = ctx.code;
+  if (ctx.schedule.scaled) ctx.mfma_stage = mfma_scale_stage(ctx.schedule);
   const int period = std::lcm(std::lcm(ctx.geo.lds_buffers, ctx.geo.register_versions), ctx.schedule.scaled ? 2 : 1);
   const MainLoopPlan plan = plan_main_loop(ctx, group, period);
   const std::vector<Iteration>& its = plan.iterations;

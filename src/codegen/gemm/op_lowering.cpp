@@ -81,7 +81,7 @@ std::string mfma_formats(const Schedule& s) {
 // needs the byte of its row (column) and of the 32-element K block its lane
 // group holds, one buffer_load_ubyte each. Lanes past K load nothing (zero);
 // rows and columns past M and N feed only dropped outputs.
-void emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp) {
+int emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
   const GemmGeometry& g = ctx.geo;
@@ -104,6 +104,7 @@ void emit_scale_loads(GemmContext& ctx, int tile_offset, int version, int kp) {
       c.buffer_load_ubyte(value, addr, operand == Operand::a ? r.scale_desc_a : r.scale_desc_b, imm(0), 0);
     }
   }
+  return g.blocks_m + g.blocks_n;
 }
 
 namespace {

@@ -96,7 +96,7 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
                                        : "the epilogue has no bias"));
   }
   // Zero columns up to whole 16-byte rows add exact zeros to every dot product.
-  const int granule = std::max(element_granule(bits_a), element_granule(bits_b));
+  const int granule = k_granule(schedule);
   const auto padded = checked::round_up<int64_t>(k, granule);
   if (!padded) throw Error(fmt::format("run_gemm: K = {} cannot be padded to a multiple of {}", k, granule));
   const int64_t kp = *padded;
