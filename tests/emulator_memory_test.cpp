@@ -193,3 +193,63 @@ TEST_CASE("a store does not repeat the previous load's register write-back", "[e
     CHECK(out == std::vector<uint32_t>(128, 7u));
   }
 }
+
+// ds_read_b64_tr_b16 / _b8 as kernels use them: per 16-lane block, lane s points
+// at row s / G, columns n * (s % G).. of a row-major tile T of n rows x 16
+// columns (n = 4 b16 or 8 bytes per lane, G = 16 / n lanes per row); lane i of
+// the block then holds column i of T, row j in its element j. Each block's tile
+// sits at its own LDS place, and the rows of a tile are not adjacent.
+TEST_CASE("transposing LDS reads give each lane a column of its 16-lane block's tile", "[emulator]") {
+  const std::string body = R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0
+  s_load_dwordx2 s[8:9], s[0:1], 16
+  v_lshlrev_b32 v1, 4, v0
+  v_lshlrev_b32 v2, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx4 v[4:7], v1, s[4:5]
+  global_load_dword v3, v2, s[6:7]
+  s_waitcnt vmcnt(0)
+  ds_write_b128 v1, v[4:7]
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b64_tr_b16 v[10:11], v3
+  ds_read_b64_tr_b8 v[12:13], v3 offset:8
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v2, 2, v0
+  global_store_dword v2, v10, s[8:9]
+  global_store_dword v2, v11, s[8:9] offset:256
+  global_store_dword v2, v12, s[8:9] offset:512
+  global_store_dword v2, v13, s[8:9] offset:768
+  s_endpgm
+)";
+  KernelShape shape;
+  shape.lds = 1024;
+  auto k = TestKernel::build(body, shape);
+  std::vector<uint8_t> lds(1024);
+  for (size_t i = 0; i < lds.size(); ++i) lds[i] = uint8_t(i * 37 + 11);
+  // Block b's tile rows are 64 bytes apart, starting at 256 b; a b16 row is 32
+  // bytes (4 lanes of 8), a byte row 16 (2 lanes of 8; the tr_b8 read adds 8).
+  std::vector<uint32_t> address(64);
+  for (int l = 0; l < 64; ++l) address[l] = 256 * (l / 16) + 64 * (l % 16 / 4) + 8 * (l % 4);
+  std::vector<uint32_t> out(4 * 64);
+  Args args;
+  args.add(lds);
+  args.add(address);
+  args.add(out);
+  auto stats = run(k, args.dispatch(), randomized(3));
+  CHECK(stats.races.empty());
+  for (int l = 0; l < 64; ++l) {
+    INFO("lane " << l);
+    const int b = l / 16, i = l % 16;
+    const uint64_t tr16 = out[l] | uint64_t(out[64 + l]) << 32, tr8 = out[128 + l] | uint64_t(out[192 + l]) << 32;
+    for (int j = 0; j < 4; ++j) {  // b16: T row j is 32 bytes from lane 4 j's address
+      const uint32_t at = 256 * b + 64 * j + 2 * i;
+      CHECK(((tr16 >> (16 * j)) & 0xffff) == (lds[at] | lds[at + 1] << 8));
+    }
+    for (int j = 0; j < 8; ++j) {  // bytes: T row j from lane 2 j's address (+8), 16 bytes
+      const int lane = 2 * j + i / 8;
+      const uint32_t at = address[16 * b + lane] + 8 + i % 8;
+      CHECK(((tr8 >> (8 * j)) & 0xff) == lds[at]);
+    }
+  }
+}

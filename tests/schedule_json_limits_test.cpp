@@ -70,7 +70,7 @@ TEST_CASE("errors show a bounded excerpt of a huge value", "[schedule][parser][l
   const std::string e = parse_error(baseline_with("layout", huge));
   std::string prefix = "[";
   for (int i = 0; i < 18; ++i) prefix += "1,";
-  CHECK(e == "sched.json: layout: expected one of \"nn\", \"nt\", got " + prefix + "...");
+  CHECK(e == "sched.json: layout: expected one of \"nn\", \"nt\", \"tn\", \"tt\", got " + prefix + "...");
   CHECK(parse_error(baseline_with("layout", as_json_string(std::string(1 << 20, 'x')))).size() < 200);
   // A string cut inside a UTF-8 sequence still makes a message.
   CHECK(contains(parse_error(baseline_with("layout", as_json_string(std::string(36, 'x').append("\xc3\xa9\xc3\xa9")))), "got \"xxx"));

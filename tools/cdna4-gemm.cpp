@@ -36,7 +36,8 @@ const char* kUsage =
     "usage: cdna4-gemm SCHEDULE.json --shape MxNxK [options]\n"
     "\n"
     "Compiles the schedule for the shape and runs C = A * B once.\n"
-    "A is M x K, B is K x N, both row-major, in the schedule's types.a / types.b,\n"
+    "A and B are stored as --layout says (default nn: A M x K, B K x N, row-major),\n"
+    "and the kernel reads them so; in the schedule's types.a / types.b,\n"
     "elements packed densely (16-bit little-endian; fp8 / bf8 one per byte; fp6 / bf6\n"
     "four in three bytes and fp4 two per byte, as a little-endian bit string, first\n"
     "element lowest); C is M x N row-major raw fp32, bf16 or f16.\n"
@@ -48,6 +49,8 @@ const char* kUsage =
     "                            where to run (default emulator); model runs on the emulator\n"
     "                            and prints the modeled gfx950 time, TFLOP/s, MFMA\n"
     "                            utilisation and where the waves' time goes\n"
+    "  --layout nn|nt|tn|tt      how --a and --b are stored: first letter A (n: M x K,\n"
+    "                            t: K x M), second B (n: K x N, t: N x K), row-major\n"
     "  --a FILE --b FILE         input matrices (both or neither)\n"
     "  --data random|integer     generated data: normal values rounded into the type, or\n"
     "                            small integers whose sums are exact in fp32 (default random)\n"
@@ -67,6 +70,10 @@ const char* kUsage =
     "                            Any of these flags overrides the schedule's \"epilogue\".\n"
     "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
     "                            files and --c-out hold B matrices one after another\n"
+    "  --stride-a N --stride-b N --stride-c N\n"
+    "                            with --batch: elements from one matrix to the next in --a,\n"
+    "                            --b and --c-out / --c-in (default: packed); the kernel reads\n"
+    "                            the files as they are, so K must be a multiple of 16 bytes\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
     "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
@@ -96,6 +103,8 @@ constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
   std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
+  std::string layout = "nn";
+  uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
   std::optional<float> alpha, beta;
   std::string c_in, c_type, bias, bias_dim, activation;
@@ -128,6 +137,10 @@ Options parse(int argc, char** argv) {
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
+    else if (arg == "--layout") o.layout = value();
+    else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
+    else if (arg == "--stride-b") o.stride_b = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
+    else if (arg == "--stride-c") o.stride_c = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--batch") o.batch = cdna4::tools::parse_unsigned<UsageError>(value(), arg, UINT32_MAX);
     else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--beta") o.beta = cdna4::tools::parse_float<UsageError>(value(), arg);
@@ -153,6 +166,9 @@ Options parse(int argc, char** argv) {
   if (o.schedule.empty()) throw UsageError("no schedule given (see --help)");
   if (o.shape.empty()) throw UsageError("--shape MxNxK is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
+  if (o.layout != "nn" && o.layout != "nt" && o.layout != "tn" && o.layout != "tt")
+    throw UsageError("--layout takes nn, nt, tn or tt");
+  if ((o.stride_a || o.stride_b || o.stride_c) && o.batch == 1) throw UsageError("--stride-a/-b/-c need --batch B > 1");
   if (!o.c_type.empty() && o.c_type != "f32" && o.c_type != "bf16" && o.c_type != "f16")
     throw UsageError("--c-type takes f32, bf16 or f16");
   if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw UsageError("--bias-dim takes m or n");
@@ -213,6 +229,11 @@ std::vector<uint8_t> generate_scales(int64_t count, uint64_t seed, bool integer)
   return out;
 }
 
+cdna4::Layout layout_named(const std::string& name) {
+  return name == "nt" ? cdna4::Layout::nt : name == "tn" ? cdna4::Layout::tn : name == "tt" ? cdna4::Layout::tt
+                                                                                : cdna4::Layout::nn;
+}
+
 cdna4::OutType out_type_named(const std::string& name) {
   return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
 }
@@ -255,13 +276,29 @@ int main(int argc, char** argv) {
     const auto out = out_type_named(o.out_type);
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
-    cdna4::GemmShape padded = shape;
+    cdna4::CompileOptions compile_options;
+    compile_options.layout = layout_named(o.layout);
+    const cdna4::Layout layout = *compile_options.layout;
+    const bool strided = o.stride_a || o.stride_b || o.stride_c;
+    cdna4::GemmShape padded = shape;  // strided: the files as they are, K not padded
     const int granule = cdna4::k_granule(schedule);
-    padded.k = cdna4::checked::round_up<int64_t>(k, granule).value_or(k);
+    if (!strided) padded.k = cdna4::checked::round_up<int64_t>(k, granule).value_or(k);
     padded.out = out;
     padded.batch = int64_t(o.batch);
-    cdna4::compile(schedule, padded);
+    padded.stride_a = int64_t(o.stride_a);
+    padded.stride_b = int64_t(o.stride_b);
+    padded.stride_c = int64_t(o.stride_c);
+    // Unstrided, run_gemm pads rows as the kernel needs; the same limits apply in "nt".
+    cdna4::CompileOptions precheck = compile_options;
+    if (!strided) precheck.layout = cdna4::Layout::nt;
+    cdna4::compile(schedule, padded, precheck);
     const int64_t batch = padded.batch;
+    // Elements of each input: `batch` matrices (strided: stride apart, the last one whole).
+    const auto span_of = [&](int64_t matrix, int64_t stride) { return strided ? (batch - 1) * stride + matrix : matrix * batch; };
+    const int64_t matrix_a = m * k, matrix_b = k * n;
+    const int64_t stride_a = strided ? padded.stride(layout, cdna4::Operand::a) : matrix_a;
+    const int64_t stride_b = strided ? padded.stride(layout, cdna4::Operand::b) : matrix_b;
+    const int64_t stride_c = strided ? padded.c_stride() : m * n;
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));
@@ -270,7 +307,7 @@ int main(int argc, char** argv) {
     if (schedule.scaled && k % 32 != 0)
       throw cdna4::Error(fmt::format("K = {} is not a multiple of 32: schedule {} takes one E8M0 scale per 32 "
                                      "elements of K", k, schedule.name));
-    const int64_t a_elements = m * k * batch, b_elements = k * n * batch;
+    const int64_t a_elements = span_of(matrix_a, stride_a), b_elements = span_of(matrix_b, stride_b);
     const bool integer = o.data == "integer";
     const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
                                : read_matrix(o.a, schedule.type_a, a_elements, "A");
@@ -289,8 +326,8 @@ int main(int argc, char** argv) {
       epilogue.alpha = o.alpha.value_or(1.0f);
       epilogue.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
       if (e->c)
-        epilogue.c = o.c_in.empty() ? generate(*e->c, m * n * batch, o.seed + 4, integer)
-                                    : read_matrix(o.c_in, *e->c, m * n * batch, "C");
+        epilogue.c = o.c_in.empty() ? generate(*e->c, span_of(m * n, stride_c), o.seed + 4, integer)
+                                    : read_matrix(o.c_in, *e->c, span_of(m * n, stride_c), "C");
       const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
       if (bias_len)
         epilogue.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
@@ -313,8 +350,12 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<cdna4::GemmRun> finished;
     try {
-      finished = cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, {}, scale_a, scale_b,
-                                         epilogue);
+      if (strided)
+        finished = cdna4::run_gemm_shaped(device, schedule, padded, a, b, launch, compile_options, scale_a, scale_b,
+                                          epilogue);
+      else
+        finished = cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, compile_options,
+                                           scale_a, scale_b, epilogue);
     } catch (const cdna4::Error&) {
       progress.finish();
       if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
@@ -330,25 +371,28 @@ int main(int argc, char** argv) {
     std::optional<size_t> diff;
     if (o.check) {
       diff = 0;
-      const size_t a_bytes = cdna4::packed_bytes(schedule.type_a, m * k), b_bytes = cdna4::packed_bytes(schedule.type_b, k * n);
       const size_t c_bytes = size_t(m * n * cdna4::element_bytes(out));
       const auto part = [](const std::vector<uint8_t>& v, size_t at, size_t count) {
         return count ? std::span<const uint8_t>(v.data() + at, count) : std::span<const uint8_t>();
       };
       for (int64_t z = 0; z < batch; ++z) {
         const size_t sa = schedule.scaled ? size_t(m * (k / 32)) : 0, sb = schedule.scaled ? size_t((k / 32) * n) : 0;
-        std::vector<float> product =
-            cdna4::reference_gemm(schedule.type_a, part(a, size_t(z) * a_bytes, a_bytes), schedule.type_b,
-                                  part(b, size_t(z) * b_bytes, b_bytes), m, n, k, part(scale_a, size_t(z) * sa, sa),
-                                  part(scale_b, size_t(z) * sb, sb));
+        const auto a_z = cdna4::reference_operand(schedule.type_a, a, layout, cdna4::Operand::a, m, k,
+                                                  shape.ld(layout, cdna4::Operand::a), z * stride_a);
+        const auto b_z = cdna4::reference_operand(schedule.type_b, b, layout, cdna4::Operand::b, n, k,
+                                                  shape.ld(layout, cdna4::Operand::b), z * stride_b);
+        std::vector<float> product = cdna4::reference_gemm(schedule.type_a, a_z, schedule.type_b, b_z, m, n, k,
+                                                           part(scale_a, size_t(z) * sa, sa),
+                                                           part(scale_b, size_t(z) * sb, sb));
         if (const auto& e = schedule.epilogue) {
-          const size_t cz = e->c ? size_t(m * n) * size_t(cdna4::element_bits(*e->c) / 8) : 0;
+          const size_t c_in_bytes = size_t(cdna4::element_bits(e->c.value_or(cdna4::DataType::f32)) / 8);
+          const size_t cz = e->c ? size_t(m * n) * c_in_bytes : 0;
           product = cdna4::reference_epilogue(product, m, n, *e, epilogue.alpha, epilogue.beta,
-                                              part(epilogue.c, size_t(z) * cz, cz), epilogue.bias);
+                                              part(epilogue.c, size_t(z * stride_c) * c_in_bytes, cz), epilogue.bias);
         }
         const auto expected = cdna4::to_output_bits(product, as_data_type(out));
-        const std::vector<uint8_t> got(run.c.begin() + std::ptrdiff_t(size_t(z) * c_bytes),
-                                       run.c.begin() + std::ptrdiff_t(size_t(z + 1) * c_bytes));
+        const auto got_at = run.c.begin() + std::ptrdiff_t(size_t(z * stride_c) * size_t(cdna4::element_bytes(out)));
+        const std::vector<uint8_t> got(got_at, got_at + std::ptrdiff_t(c_bytes));
         *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));
       }
     }

@@ -1,9 +1,10 @@
 #pragma once
 // compile(schedule, shape) -> a gfx950 GEMM kernel, and a one-call run_gemm.
 //
-// C[M x N] = A[M x K] * B, with A row-major (lda) and B given as N x K row-major
-// (ldb; the "nt" layout), bf16 inputs, fp32 accumulation, C row-major (ldc) in
-// fp32 or bf16 (round to nearest even).
+// C[M x N] = A[M x K] * B[K x N] with A and B in any of the four layouts
+// (Layout: each operand row-major as stored, K contiguous or K the slow
+// dimension), fp32 accumulation, C row-major (ldc) in fp32, bf16 or f16 (round
+// to nearest even), an optional fused epilogue.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,23 +21,26 @@ int element_bytes(OutType out);
 
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
-  int64_t lda = 0, ldb = 0, ldc = 0;  // elements; 0 = packed (K, K, N)
+  // Elements between rows as stored (see Layout); 0 = packed: the stored row's
+  // length (A: K for "n", M for "t"; B: N for "n", K for "t"; C: N).
+  int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t ldc_in = 0;                 // a fused epilogue's C input; 0 = ldc
   OutType out = OutType::f32;
   // Strided batch: `batch` GEMMs, the i-th at A + i * stride_a, B + i * stride_b,
-  // C + i * stride_c (elements; 0 = packed: M * lda, N * ldb, M * ldc). The grid's
-  // z dimension runs over the batch.
+  // C + i * stride_c (elements; 0 = packed: stored rows * ld). The grid's z
+  // dimension runs over the batch.
   int64_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 
-  int64_t a_ld() const { return lda ? lda : k; }
-  int64_t b_ld() const { return ldb ? ldb : k; }
+  // An operand as stored in `layout`: rows x cols, row-major, ld elements apart.
+  int64_t stored_rows(Layout layout, Operand op) const;
+  int64_t stored_cols(Layout layout, Operand op) const;
+  int64_t ld(Layout layout, Operand op) const;      // lda / ldb, or packed
+  int64_t stride(Layout layout, Operand op) const;  // stride_a / stride_b, or packed
   int64_t c_ld() const { return ldc ? ldc : n; }
   int64_t c_in_ld() const { return ldc_in ? ldc_in : c_ld(); }
-  int64_t a_stride() const { return stride_a ? stride_a : m * a_ld(); }
-  int64_t b_stride() const { return stride_b ? stride_b : n * b_ld(); }
   int64_t c_stride() const { return stride_c ? stride_c : m * c_ld(); }
-  std::string to_string() const;  // "257x130x96 f32", "... batch 4 strides 33024,33024,33410"
+  std::string to_string() const;  // "257x130x96 f32", "... batch 4", "... batch 4 strides 33024,packed,33410"
 };
 
 // K, lda and ldb of an operand of `bits`-bit elements come in multiples of this
@@ -57,6 +61,8 @@ struct CompileOptions {
   // Parse the kernel's assembly text instead of streaming its instructions to the
   // assembler; both give the same bytes, streaming is faster.
   bool text_assembly = false;
+  // Replaces the schedule's operand layout for this compile: one schedule serves all four.
+  std::optional<Layout> layout;
   // Replaces the schedule's fused epilogue for this compile (alpha and beta stay
   // kernel arguments). An empty Epilogue{} still makes alpha an argument.
   std::optional<Epilogue> epilogue;
@@ -95,9 +101,12 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape,
                         const CompileOptions& options = {});
 
-// Host-side GEMM in one call: pads K to the kernel's granularity, uploads, runs,
-// downloads. `b_kn` is B as K x N row-major (the common layout); it is transposed
-// on the host into the kernel's N x K. Returns C as raw bits (fp32 or bf16).
+// Host-side GEMM in one call: uploads, runs, downloads. A and B are packed in
+// the layout CompileOptions::layout names (default nn: A M x K and B K x N,
+// row-major), which the kernel reads as they are; a copy is made only to pad K
+// (or a K-major operand's rows) to whole 16-byte units, or to transpose a 4- or
+// 6-bit operand stored K-major (the kernel reads those with K contiguous).
+// Returns C as raw bits (fp32, bf16 or f16).
 struct GemmRun {
   std::vector<uint8_t> c;  // M x N row-major, 4 or 2 bytes per element
   LaunchStats launch;
@@ -106,8 +115,8 @@ struct GemmRun {
 GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
                  const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
                  const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
-// The same for any operand types: A (M x K) and B (K x N) row-major, elements of
-// the schedule's types.a / types.b packed densely (16-bit little-endian, 8-bit one
+// The same for any operand types: A and B in the layout above (default A M x K and
+// B K x N, row-major), elements of the schedule's types.a / types.b packed densely (16-bit little-endian, 8-bit one
 // per byte, fp4 two per byte with the lower-k element in the low nibble). An
 // MX-scaled schedule (Schedule::scaled) also takes E8M0 scales, one byte per 32
 // elements of K: scale_a M x K/32 and scale_b K/32 x N, row-major; K a multiple of 32.
@@ -125,14 +134,24 @@ struct EpilogueData {
   std::vector<uint8_t> bias;
 };
 
-// A strided batch in one launch: A holds `batch` M x K matrices one after
-// another, B `batch` K x N, the scales `batch` blocks of theirs, and C comes back
+// A strided batch in one launch: A holds `batch` matrices one after another,
+// B `batch` of its own (each in the layout above), the scales `batch` blocks of theirs, and C comes back
 // as `batch` M x N matrices (the grid's z runs over the batch).
 GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
                          const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
                          const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
                          const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {},
                          const EpilogueData& epilogue = {});
+// The kernel's arguments exactly as `shape` describes them: A and B in the
+// layout of compile_options (else the schedule's), rows lda / ldb apart, the
+// batch stride_a / stride_b apart, K a multiple of k_granule; C comes back as
+// the elements from D's first to its last ((batch - 1) * stride_c + (M - 1) *
+// ldc + N, untouched gaps zero). No copy, no padding; the buffers must hold
+// what the shape reads (a K-major operand's rows in whole 16-byte units).
+GemmRun run_gemm_shaped(Device& device, const Schedule& schedule, const GemmShape& shape,
+                        const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const LaunchOptions& launch = {},
+                        const CompileOptions& compile_options = {}, const std::vector<uint8_t>& scale_a = {},
+                        const std::vector<uint8_t>& scale_b = {}, const EpilogueData& epilogue = {});
 // Bytes of `count` densely packed elements of `type`.
 size_t packed_bytes(DataType type, int64_t count);
 

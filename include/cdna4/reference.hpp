@@ -35,6 +35,11 @@ uint32_t encode_element(DataType type, float value);
 // Element i at bits [w*i, w*i + w) of the byte string, little-endian (w = 16, 8,
 // 6, 4: fp6 packs 4 elements in 3 bytes, fp4 2 per byte, low nibble first).
 std::vector<uint8_t> pack_elements(DataType type, std::span<const uint32_t> codes);
+// One matrix of an operand stored in `layout` (rows `ld` elements apart, its
+// first element at element `first` of `data`) in the order reference_gemm takes
+// it: A as M x K, B as K x N, row-major, packed. `mn` is M for A, N for B.
+std::vector<uint8_t> reference_operand(DataType type, std::span<const uint8_t> data, Layout layout, Operand op,
+                                       int64_t mn, int64_t k, int64_t ld, int64_t first = 0);
 
 // C (M x N, row-major fp32) = (A x scale_a) * (B x scale_b): A M x K and B K x N
 // row-major, packed as pack_elements, of any operand type (bf16 and f16 take no scales). Scales

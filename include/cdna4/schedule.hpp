@@ -31,7 +31,12 @@ enum class Operand { a, b };
 enum class DataType { bf16, f32, f16, fp8, bf8, fp6, bf6, fp4 };
 const char* to_string(DataType type);
 int element_bits(DataType type);
-enum class Layout { nn, nt };  // nn: A row-major MxK, B row-major KxN; nt: B is NxK
+// Operand layouts, BLAS style: the first letter is A (n: M x K row-major, t: K x M
+// row-major), the second B (n: K x N row-major, t: N x K row-major).
+enum class Layout { nn, nt, tn, tt };
+const char* to_string(Layout layout);
+// Whether the operand is stored with K as its slow dimension (A "t", B "n").
+bool k_major(Layout layout, Operand operand);
 enum class MfmaKind {
   f32_16x16x32_bf16, f32_32x32x16_bf16, f32_16x16x32_f16, f32_32x32x16_f16,
   f32_16x16x128_f8f6f4, f32_32x32x64_f8f6f4,  // A and B in any of fp8, bf8, fp6, bf6, fp4 (cbsz / blgp)

@@ -64,6 +64,23 @@ std::vector<uint8_t> pack_elements(DataType type, std::span<const uint32_t> code
   return bytes;
 }
 
+std::vector<uint8_t> reference_operand(DataType type, std::span<const uint8_t> data, Layout layout, Operand op,
+                                       int64_t mn, int64_t k, int64_t ld, int64_t first) {
+  const int bits = element_bits(type);
+  const bool stored_k_major = k_major(layout, op);
+  const int64_t last = first + (stored_k_major ? (k - 1) * ld + mn : (mn - 1) * ld + k);
+  if (int64_t(data.size()) * 8 < last * bits)
+    throw Error(fmt::format("reference: {} holds {} bytes; its {} x {} matrix (layout {}, ld {}) from element {} needs {}",
+                            to_string(op), data.size(), mn, k, to_string(layout), ld, first, (last * bits + 7) / 8));
+  std::vector<uint32_t> codes(size_t(mn * k));
+  for (int64_t i = 0; i < mn; ++i)
+    for (int64_t x = 0; x < k; ++x) {
+      const uint32_t code = code_at(data, bits, first + (stored_k_major ? x * ld + i : i * ld + x));
+      codes[size_t(op == Operand::a ? i * k + x : x * mn + i)] = code;
+    }
+  return pack_elements(type, codes);
+}
+
 std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, DataType type_b,
                                   std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
                                   std::span<const uint8_t> scale_a, std::span<const uint8_t> scale_b) {

@@ -37,7 +37,7 @@ std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
 
 std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified,
                       bool keep_assembly) {
-  return fmt::format("{}|{}|{},{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.a_ld(), sh.b_ld(), sh.c_ld(),
+  return fmt::format("{}|{}|{},{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.lda, sh.ldb, sh.c_ld(),
                      sh.c_in_ld(), name, verified, keep_assembly);
 }
 
@@ -83,8 +83,31 @@ int k_granule(const Schedule& s) {
 
 std::string GemmShape::to_string() const {
   std::string text = fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out));
-  if (batch != 1) text += fmt::format(" batch {} strides {},{},{}", batch, a_stride(), b_stride(), c_stride());
+  if (batch != 1) text += fmt::format(" batch {}", batch);
+  const auto given = [](int64_t v) { return v ? std::to_string(v) : std::string("packed"); };
+  if (stride_a || stride_b || stride_c)
+    text += fmt::format(" strides {},{},{}", given(stride_a), given(stride_b), given(stride_c));
   return text;
+}
+
+int64_t GemmShape::stored_rows(Layout layout, Operand op) const {
+  if (op == Operand::a) return k_major(layout, op) ? k : m;
+  return k_major(layout, op) ? k : n;
+}
+
+int64_t GemmShape::stored_cols(Layout layout, Operand op) const {
+  if (op == Operand::a) return k_major(layout, op) ? m : k;
+  return k_major(layout, op) ? n : k;
+}
+
+int64_t GemmShape::ld(Layout layout, Operand op) const {
+  const int64_t given = op == Operand::a ? lda : ldb;
+  return given ? given : stored_cols(layout, op);
+}
+
+int64_t GemmShape::stride(Layout layout, Operand op) const {
+  const int64_t given = op == Operand::a ? stride_a : stride_b;
+  return given ? given : stored_rows(layout, op) * ld(layout, op);
 }
 
 GemmShape parse_shape(const std::string& text) {
@@ -111,11 +134,13 @@ GemmShape parse_shape(const std::string& text) {
 }
 
 GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const CompileOptions& options) {
-  if (options.epilogue) {  // the schedule with the compile's epilogue
+  if (options.epilogue || options.layout) {  // the schedule with the compile's epilogue and layout
     Schedule with = schedule;
-    with.epilogue = options.epilogue;
+    if (options.epilogue) with.epilogue = options.epilogue;
+    if (options.layout) with.layout = *options.layout;
     CompileOptions rest = options;
     rest.epilogue.reset();
+    rest.layout.reset();
     return compile(with, shape, rest);
   }
   const auto t0 = Clock::now();
@@ -180,9 +205,10 @@ GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape
       e ? fmt::format("{}.{}.{}.{}", e->c ? to_string(*e->c) : "-", int(e->bias), to_string(e->bias_type),
                       to_string(e->activation))
         : "";
-  const std::string key = fmt::format("{}|{}|{},{},{},{}|{}|{}{}{}|{}", schedule_json, shape.to_string(), shape.a_ld(),
-                                      shape.b_ld(), shape.c_ld(), shape.c_in_ld(), options.kernel_name, options.verify,
-                                      options.keep_assembly, options.text_assembly, epilogue_key);
+  const std::string key = fmt::format("{}|{}|{},{},{},{}|{}|{}{}{}|{}|{}", schedule_json, shape.to_string(), shape.lda,
+                                      shape.ldb, shape.c_ld(), shape.c_in_ld(), options.kernel_name, options.verify,
+                                      options.keep_assembly, options.text_assembly, epilogue_key,
+                                      options.layout ? to_string(*options.layout) : "-");
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = json_cache.find(key); it != json_cache.end()) {

@@ -34,7 +34,7 @@ struct GemmContext {
   }
 
   int64_t rows(Operand op) const { return op == Operand::a ? shape.m : shape.n; }
-  int64_t ld_bytes(Operand op) const { return (op == Operand::a ? shape.a_ld() : shape.b_ld()) * geo.of(op).element_bits / 8; }
+  int64_t ld_bytes(Operand op) const { return shape.ld(schedule.layout, op) * geo.of(op).element_bits / 8; }
   int tile_rows(Operand op) const { return op == Operand::a ? schedule.tile_m : schedule.tile_n; }
   // Lanes need masking when a tile can reach past the matrix along rows or K.
   bool needs_mask(Operand op) const {

@@ -22,6 +22,64 @@ void buffer_descriptor(Code& c, Reg desc, Reg ptr, int64_t bytes) {
 // Bytes from the matrix start to one past its last element.
 int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int bits) { return ((rows - 1) * ld + cols) * bits / 8; }
 
+// An operand's extent as the kernel reads it: a K-major operand's rows are read
+// in whole 16-byte units, the last one up to its length rounded up to 16 bytes.
+int64_t operand_extent_bytes(const GemmContext& ctx, Operand op) {
+  const Layout layout = ctx.schedule.layout;
+  const int bits = ctx.geo.of(op).element_bits;
+  int64_t cols = ctx.shape.stored_cols(layout, op);
+  if (ctx.geo.of(op).k_major) cols = (cols + element_granule(bits) - 1) / element_granule(bits) * element_granule(bits);
+  return extent_bytes(ctx.shape.stored_rows(layout, op), ctx.shape.ld(layout, op), cols, bits);
+}
+
+// K-major operands (A "t", B "n"). A 16-byte piece of every lane's fragment is
+// a 1 KiB chunk of LDS; here it holds the same elements as a [k][16 rows] tile.
+// ds_read_b64_tr_b{16,8} gives lane i of a 16-lane block column i of an n x 16
+// tile whose rows (8 bytes per lane, 16 / n lanes per row) its lanes point at:
+// n = 4 (b16) or 8 (b8) consecutive k of one row, half of the lane's piece.
+// So the chunk is 8 slabs of 128 bytes, one per (lane block b, half t), each
+// the n x 16 tile of k lane_elements * g + n * t + 0..n-1 and rows 16 c + 0..15
+// (g, c: the block's lane group and 16-row column). Slab (b, t) sits at
+// position q = 2 b + t with bits 0 and 1 swapped: one read (t fixed) then puts
+// blocks 0 and 1 (and 2 and 3) in opposite 128-byte halves of a 256-byte bank
+// row, so each half-wave's 32 x 8 bytes hit 64 distinct banks (no conflict),
+// and a lane reads at slab(b, 0) + 8 (l % 16), its second read 256 bytes on.
+// G2S lane u writes bytes 16 u of the chunk: slab position u / 8, so lane u's
+// 16 bytes are row (k) r = (u % 8) / units and columns 8 or 16 elements at
+// 16 (u % 8 % units) bytes, units = 16-byte units per slab row (2 for b16, 1).
+// Sets `row` to the lane's first row (M or N) within its MFMA block and
+// `kcol` to its k within the piece's kpack.
+void k_major_lane_position(GemmContext& ctx, Operand op, Reg row, Reg kcol) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const Reg q = Reg{RegFile::v, uint16_t(r.first_fragment + 1)}, t = Reg{RegFile::v, uint16_t(r.first_fragment + 2)};
+  const int units = l.element_bits / 8, column_blocks = ctx.mfma_rows(op) / 16, tile_rows = l.chunk_elements / 2;
+  c.v_lshrrev_b32(t, imm(3), r.lane);            // slab position p
+  c.v_and_b32(q, imm(4), t);
+  c.v_bfe_u32(kcol, t, imm(1), imm(1));
+  c.v_or_b32(q, q, kcol);
+  c.v_and_b32(kcol, imm(1), t);
+  c.v_lshlrev_b32(kcol, imm(1), kcol);
+  c.v_or_b32(q, q, kcol);                        // q = 2 b + t: p with bits 0 and 1 swapped
+  c.v_and_b32(t, imm(7), r.lane);
+  c.v_lshrrev_b32(kcol, imm(log2_exact(units)), t);              // r
+  c.v_and_b32(row, imm(units - 1), t);
+  c.v_lshlrev_b32(row, imm(log2_exact(128 / l.element_bits)), row);  // 0 or 8 columns
+  c.v_and_b32(t, imm(1), q);
+  c.v_lshlrev_b32(t, imm(log2_exact(tile_rows)), t);
+  c.v_add_u32(kcol, kcol, t);                    // + n t
+  c.v_lshrrev_b32(q, imm(1), q);                 // lane block b
+  if (column_blocks > 1) {
+    c.v_and_b32(t, imm(column_blocks - 1), q);
+    c.v_lshlrev_b32(t, imm(4), t);
+    c.v_add_u32(row, row, t);                    // + 16 c
+    c.v_lshrrev_b32(q, imm(log2_exact(column_blocks)), q);
+  }
+  c.v_lshlrev_b32(t, imm(log2_exact(ctx.geo.lane_elements)), q);
+  c.v_add_u32(kcol, kcol, t);                    // + lane_elements g
+}
+
 // Lane l of wave w in a G2S part loads 16 bytes of the part's chunk w: chunk
 // (row block w / (kpacks * chunks), kpack (w / chunks) % kpacks, piece w % chunks),
 // row l % mfma_rows, k lane_elements * (l / mfma_rows) + chunk_elements * piece.
@@ -41,18 +99,27 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
   c.s_and_b32(piece, r.wave, imm(l.chunks - 1));
   c.s_mul_i32(piece, piece, imm(l.chunk_elements));
   c.s_add_u32(kcol_base, kcol_base, piece);
-  c.v_lshlrev_b32(kcol, imm(log2_exact(g.lane_elements)), r.lane_kgroup);
+  const Reg lane_row = l.k_major ? Reg{RegFile::v, uint16_t(r.first_fragment)} : r.lane_row;  // scratch until S2R
+  if (l.k_major)
+    k_major_lane_position(ctx, op, lane_row, kcol);
+  else
+    c.v_lshlrev_b32(kcol, imm(log2_exact(g.lane_elements)), r.lane_kgroup);
   c.v_add_u32(kcol, kcol_base, kcol);
   c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
   const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
   for (int p = 0; p < parts; ++p) {
     const Reg addr = r.g2s_addr(op, p, ctx.geo), masked_kcol = r.g2s_kcol(op, p, ctx.geo);
-    c.v_add_u32(row, row_base, r.lane_row);
+    c.v_add_u32(row, row_base, lane_row);
     if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
-    c.v_mul_lo_u32(addr, row, ld);
-    if (l.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
-    if (l.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
-    if (l.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
+    if (l.k_major) {  // K rows of ld bytes, the lane's 16 bytes at its row (M or N) column
+      c.v_mul_lo_u32(addr, kcol, ld);
+      c.v_lshlrev_b32(masked_kcol, imm(log2_exact(l.element_bits / 8)), row);
+    } else {
+      c.v_mul_lo_u32(addr, row, ld);
+      if (l.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
+      if (l.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
+      if (l.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
+    }
     c.v_add_u32(addr, addr, masked_kcol);
     if (ctx.needs_mask(op)) {
       c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
@@ -138,7 +205,19 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
   } else {
     c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
                 imm(ctx.blocks(op) * ctx.geo.kpacks * l.chunks * 1024));
-    c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
+    if (l.k_major) {  // slab (b, 0) of lane block b = l / 16 at 128 (4 (b / 2) + b % 2), + 8 (l % 16)
+      const Reg t = r.addr_tmp.sub(1);
+      c.v_and_b32(lane_offset, imm(15), r.lane);
+      c.v_lshlrev_b32(lane_offset, imm(3), lane_offset);
+      c.v_bfe_u32(t, r.lane, imm(4), imm(1));
+      c.v_lshlrev_b32(t, imm(7), t);
+      c.v_add_u32(lane_offset, lane_offset, t);
+      c.v_bfe_u32(t, r.lane, imm(5), imm(1));
+      c.v_lshlrev_b32(t, imm(9), t);
+      c.v_add_u32(lane_offset, lane_offset, t);
+    } else {
+      c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
+    }
     c.v_add_u32(lane_offset, wave_offset, lane_offset);
   }
   for (int slot = 0; slot < s.lds_buffers; ++slot)
@@ -184,8 +263,8 @@ void batch_pointers(GemmContext& ctx) {
     c.s_add_u32(ptr.sub(0), ptr.sub(0), lo);
     c.s_addc_u32(ptr.sub(1), ptr.sub(1), hi);
   };
-  advance(r.ptr_a, sh.a_stride() * ctx.geo.of(Operand::a).element_bits / 8);
-  advance(r.ptr_b, sh.b_stride() * ctx.geo.of(Operand::b).element_bits / 8);
+  advance(r.ptr_a, sh.stride(ctx.schedule.layout, Operand::a) * ctx.geo.of(Operand::a).element_bits / 8);
+  advance(r.ptr_b, sh.stride(ctx.schedule.layout, Operand::b) * ctx.geo.of(Operand::b).element_bits / 8);
   advance(r.ptr_c, sh.c_stride() * element_bytes(sh.out));
   if (ctx.epilogue() && ctx.epilogue()->c) advance(r.ptr_c_in, sh.c_stride() * element_bits(*ctx.epilogue()->c) / 8);
   if (ctx.schedule.scaled) {  // packed scales: M x K/32 and K/32 x N per matrix
@@ -231,8 +310,8 @@ void emit_entry(GemmContext& ctx) {
   c.v_mov_b32(r.no_column, imm(kNoColumn));
   c.s_waitcnt(-1, 0);
   if (sh.batch > 1) batch_pointers(ctx);
-  buffer_descriptor(c, r.desc_a, r.ptr_a, extent_bytes(sh.m, sh.a_ld(), sh.k, ctx.geo.of(Operand::a).element_bits));
-  buffer_descriptor(c, r.desc_b, r.ptr_b, extent_bytes(sh.n, sh.b_ld(), sh.k, ctx.geo.of(Operand::b).element_bits));
+  buffer_descriptor(c, r.desc_a, r.ptr_a, operand_extent_bytes(ctx, Operand::a));
+  buffer_descriptor(c, r.desc_b, r.ptr_b, operand_extent_bytes(ctx, Operand::b));
   buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
   if (const auto& e = s.epilogue) {
     if (e->c) buffer_descriptor(c, r.desc_c_in, r.ptr_c_in, extent_bytes(sh.m, sh.c_in_ld(), sh.n, element_bits(*e->c)));

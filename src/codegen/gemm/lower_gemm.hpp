@@ -21,6 +21,6 @@ LoweredGemm lower_gemm(const Schedule& planned, const GemmShape& shape, const st
 // Throws cdna4::Error naming what is wrong with the shape.
 // `bits_a`, `bits_b`: element widths of A and B. K and the leading dimensions
 // of A and B must be whole 16-byte pieces of each (each lane loads 16 bytes along K).
-void validate_shape(const GemmShape& shape, int bits_a, int bits_b);
+void validate_shape(const GemmShape& shape, Layout layout, int bits_a, int bits_b);
 
 }  // namespace cdna4::codegen

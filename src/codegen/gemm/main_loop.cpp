@@ -65,8 +65,13 @@ std::vector<Iteration> iterations_of(const GemmContext& ctx, int k_tiles, int gr
 }
 
 // dst = K elements of `bits` each, in bytes (stage offsets are whole tiles: exact).
-void elements_to_bytes(Code& c, Reg dst, Reg elements, int bits) {
-  if (bits == 16) c.s_lshl_b32(dst, elements, imm(1));
+// The byte offset of K column `elements` in operand `op`: elements x element
+// size, or rows of ld bytes when the operand is K-major.
+void k_offset_bytes(GemmContext& ctx, Reg dst, Reg elements, Operand op) {
+  Code& c = ctx.code;
+  const int bits = ctx.geo.of(op).element_bits;
+  if (ctx.geo.of(op).k_major) c.s_mul_i32(dst, elements, imm(ctx.ld_bytes(op)));
+  else if (bits == 16) c.s_lshl_b32(dst, elements, imm(1));
   else if (bits == 4) c.s_lshr_b32(dst, elements, imm(1));
   else if (bits == 6) {
     c.s_mul_i32(dst, elements, imm(3));
@@ -90,8 +95,8 @@ void emit_iteration(GemmContext& ctx, const Iteration& it) {
     c.s_add_i32(first, r.k_base, imm(-op.stage * s.tile_k));  // the stage's first K column
     c.s_sub_i32(left, imm(ctx.shape.k), first);
     const Reg bytes_b = r.stage_k_bytes(op.stage, Operand::b);
-    if (bytes_b != first) elements_to_bytes(c, bytes_b, first, ctx.geo.of(Operand::b).element_bits);
-    elements_to_bytes(c, first, first, ctx.geo.of(Operand::a).element_bits);
+    if (bytes_b != first) k_offset_bytes(ctx, bytes_b, first, Operand::b);
+    k_offset_bytes(ctx, first, first, Operand::a);
   }
   // MX scales (see mfma_scale_stage): iteration i loads the scales of tile
   // i + 1 - mfma_stage, the tile its successor's MFMAs read, into the registers

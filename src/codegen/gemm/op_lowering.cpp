@@ -1,4 +1,5 @@
-// One schedule op -> instructions: G2S as LDS-DMA loads, S2R as ds_read_b128,
+// One schedule op -> instructions: G2S as LDS-DMA loads, S2R as ds_read_b128
+// (ds_read_b64_tr_b16 / _b8 pairs for K-major operands),
 // MFMA groups, barriers, priorities.
 #include <fmt/format.h>
 
@@ -58,9 +59,17 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
   const int chunks = l.chunks;
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int j = blocks.begin; j < blocks.end; ++j)
-      for (int h = 0; h < chunks; ++h)
-        ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4), base,
-                              ((j * ctx.geo.kpacks + kp) * chunks + h) * 1024);
+      for (int h = 0; h < chunks; ++h) {
+        const Reg piece = ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4);
+        const int offset = ((j * ctx.geo.kpacks + kp) * chunks + h) * 1024;
+        if (!l.k_major) {
+          ctx.code.ds_read_b128(piece, base, offset);
+          continue;
+        }
+        // entry.cpp (k_major_lane_position): the piece's halves are slabs 256 bytes apart
+        ctx.code.ds_read_b64_tr(l.element_bits, piece.sub(0, 2), base, offset);
+        ctx.code.ds_read_b64_tr(l.element_bits, piece.sub(2, 2), base, offset + 256);
+      }
 }
 
 // f8f6f4 MFMAs: cbsz / blgp name A's and B's format (fp8, code 0, is the default).

@@ -49,7 +49,7 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
     const int bits = cdna4::element_bits(op == Operand::a ? s.type_a : s.type_b);
     const bool rows = lds_row_major(s, op);
     g.layout[int(op)] = {bits, fragment_bytes(s, op) / 4, rows ? 0 : fragment_chunks(s, op), rows ? 0 : 128 / bits,
-                         rows, m.k * bits / 8};
+                         rows, m.k * bits / 8, k_major(s.layout, op)};
   }
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)
@@ -84,7 +84,7 @@ Reg RegisterPlan::accumulator(const GemmGeometry& g, int block_m, int block_n) c
 
 RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool batched) {
   RegisterPlan p;
-  p.stage_regs = g.equal_widths() ? 2 : 3;
+  p.stage_regs = g.equal_widths() && !g.of(Operand::a).k_major && !g.of(Operand::b).k_major ? 2 : 3;
   p.sgprs = p.stage_k_bytes(depth(s) - 1, Operand::b).index + 1;
   if (p.sgprs > kMaxSgprs)
     throw Error(fmt::format("schedule {}: a pipeline of depth {} needs {} SGPRs, gfx950 has {}", s.name, depth(s),

@@ -29,6 +29,9 @@ struct GemmGeometry {
     // Rows (6-bit types): the tile as [kpack][row][row_bytes], read with three ds_read_b64.
     bool row_major;
     int row_bytes;           // K bytes of one row in one kpack
+    // K-major (A "t", B "n"): a piece holds the same elements as [k][16 rows],
+    // read with two ds_read_b64_tr_b{16,8} (entry.cpp says where each k sits).
+    bool k_major;
   };
   OperandLayout layout[2];
   const OperandLayout& of(Operand op) const { return layout[int(op)]; }
@@ -52,7 +55,7 @@ struct RegisterPlan {
   isa::Reg tile_m0{isa::RegFile::s, 30}, tile_n0{isa::RegFile::s, 31};
   isa::Reg wave_m{isa::RegFile::s, 32}, wave_n{isa::RegFile::s, 33};
   // Per pipeline stage: K left after the stage's tile, and the tile's byte offset
-  // along K in A and in B (one register when their widths are equal).
+  // along K in A and in B (one register when both step K by equal element sizes).
   int stage_regs = 2;
   isa::Reg stage_k_left(int stage) const { return {isa::RegFile::s, uint16_t(34 + stage_regs * stage)}; }
   isa::Reg stage_k_bytes(int stage, Operand op) const {

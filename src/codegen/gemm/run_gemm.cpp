@@ -1,5 +1,8 @@
-// One-call GEMM: host-side padding of K to the kernel's granularity and the
-// transpose of a K x N B into the kernel's N x K, then compile, upload, launch.
+// One-call GEMM: A and B go to the kernel in the layout the caller declares
+// (no host transpose), K padded with zeros to the kernel's granularity when it
+// is not a multiple; then compile, upload, launch. Only 4- and 6-bit operands
+// stored K-major are transposed on the host (the kernel reads those with K
+// contiguous).
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
@@ -40,9 +43,106 @@ void put(std::vector<uint8_t>& v, size_t i, int bits, uint32_t x) {
     v[bit / 8 + 1] = uint8_t((v[bit / 8 + 1] & ~(mask >> 8)) | ((shifted & mask) >> 8));
 }
 
+Layout layout_of(bool a_k_major, bool b_k_major) {
+  return a_k_major ? (b_k_major ? Layout::tn : Layout::tt) : (b_k_major ? Layout::nn : Layout::nt);
+}
+
+// How the kernel gets one operand (M or N = `mn` by K, `batch` of them):
+// K-major or not, K padded to kp, rows `ld` apart (whole 16-byte rows).
+struct Staging {
+  bool k_major;
+  int64_t ld, matrix;  // elements between rows and between matrices
+};
+
+// The caller's packed matrices (K-major or not, K columns) in the kernel's staging.
+std::vector<uint8_t> restage(const std::vector<uint8_t>& in, int bits, int64_t batch, int64_t mn, int64_t k,
+                             bool in_k_major, const Staging& to) {
+  std::vector<uint8_t> out(size_t((batch * to.matrix * bits + 7) / 8), 0);
+  for (int64_t z = 0; z < batch; ++z)
+    for (int64_t i = 0; i < mn; ++i)
+      for (int64_t x = 0; x < k; ++x) {
+        const int64_t from = z * mn * k + (in_k_major ? x * mn + i : i * k + x);
+        const int64_t at = z * to.matrix + (to.k_major ? x * to.ld + i : i * to.ld + x);
+        put(out, size_t(at), bits, get(in, size_t(from), bits));
+      }
+  return out;
+}
+
 }  // namespace
 
 size_t packed_bytes(DataType type, int64_t count) { return size_t((count * element_bits(type) + 7) / 8); }
+
+namespace {
+
+// Elements from an operand's first element to one past the last the kernel
+// reads: a K-major operand's rows are read in whole 16-byte units.
+int64_t operand_extent(const GemmShape& sh, Layout layout, Operand op, int bits) {
+  int64_t cols = sh.stored_cols(layout, op);
+  if (k_major(layout, op)) cols = checked::ceil_div<int64_t>(cols, element_granule(bits)) * element_granule(bits);
+  return (sh.batch - 1) * sh.stride(layout, op) + (sh.stored_rows(layout, op) - 1) * sh.ld(layout, op) + cols;
+}
+
+}  // namespace
+
+GemmRun run_gemm_shaped(Device& device, const Schedule& schedule, const GemmShape& shape,
+                        const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const LaunchOptions& launch,
+                        const CompileOptions& compile_options, const std::vector<uint8_t>& scale_a,
+                        const std::vector<uint8_t>& scale_b, const EpilogueData& epilogue) {
+  GemmRun run;
+  // Compiling first validates the shape, which bounds every size below.
+  const GemmKernel kernel = compile(schedule, shape, compile_options);
+  run.compile = kernel.stats;
+  const Layout layout = compile_options.layout.value_or(schedule.layout);
+  const std::optional<Epilogue>& epi = compile_options.epilogue ? compile_options.epilogue : schedule.epilogue;
+  const int64_t m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
+  const auto need = [&](const std::vector<uint8_t>& v, DataType type, int64_t count, const std::string& what) {
+    if (v.size() < packed_bytes(type, count))
+      throw Error(fmt::format("run_gemm: {} holds {} bytes; the shape {} (layout {}) reads {} {} elements = {} bytes",
+                              what, v.size(), shape.to_string(), to_string(layout), count, to_string(type),
+                              packed_bytes(type, count)));
+  };
+  need(a, schedule.type_a, operand_extent(shape, layout, Operand::a, element_bits(schedule.type_a)), "A");
+  need(b, schedule.type_b, operand_extent(shape, layout, Operand::b, element_bits(schedule.type_b)), "B");
+  if (schedule.scaled) {
+    need(scale_a, DataType::fp8, batch * m * (k / 32), "scale_a (M x K/32 per matrix)");
+    need(scale_b, DataType::fp8, batch * (k / 32) * n, "scale_b (K/32 x N per matrix)");
+  }
+  const int64_t c_elements = (batch - 1) * shape.c_stride() + (m - 1) * shape.c_ld() + n;
+  Buffer da = device.alloc(a.size()), db = device.alloc(b.size());
+  Buffer dc = device.alloc(size_t(c_elements) * size_t(element_bytes(shape.out)));
+  da.upload(a);
+  db.upload(b);
+  dc.fill_zero();
+  std::vector<Arg> args = {da, db, dc};
+  Buffer sa, sb, c_in, bias;
+  if (schedule.scaled) {
+    sa = device.alloc(scale_a.size());
+    sb = device.alloc(scale_b.size());
+    sa.upload(scale_a);
+    sb.upload(scale_b);
+    args.insert(args.end(), {sa, sb});
+  }
+  if (epi) {  // the kernel's argument order: [C input], [bias], alpha, [beta]
+    if (epi->c) {
+      need(epilogue.c, *epi->c, (batch - 1) * shape.c_stride() + (m - 1) * shape.c_in_ld() + n, "the epilogue's C");
+      c_in = device.alloc(epilogue.c.size());
+      c_in.upload(epilogue.c);
+      args.push_back(c_in);
+    }
+    if (epi->bias != BiasDim::none) {
+      need(epilogue.bias, epi->bias_type, epi->bias == BiasDim::m ? m : n, "the bias");
+      bias = device.alloc(epilogue.bias.size());
+      bias.upload(epilogue.bias);
+      args.push_back(bias);
+    }
+    args.push_back(epilogue.alpha);
+    if (epi->c) args.push_back(epilogue.beta);
+  }
+  run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, args, launch);
+  run.c.resize(size_t(c_elements) * size_t(element_bytes(shape.out)));
+  dc.download(run.c.data(), run.c.size());
+  return run;
+}
 
 GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
                          const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
@@ -101,70 +201,53 @@ GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch
   if (!padded) throw Error(fmt::format("run_gemm: K = {} cannot be padded to a multiple of {}", k, granule));
   const int64_t kp = *padded;
 
+  const Layout given = compile_options.layout.value_or(Layout::nn);
+  const auto staging = [&](Operand op, int64_t mn, int bits) {
+    Staging s;
+    s.k_major = k_major(given, op) && (bits == 16 || bits == 8);
+    s.ld = s.k_major ? checked::ceil_div<int64_t>(mn, element_granule(bits)) * element_granule(bits) : kp;
+    s.matrix = (s.k_major ? kp : mn) * s.ld;
+    elements(s.matrix, 1, op == Operand::a ? "padded A" : "padded B");
+    return s;
+  };
+  const Staging stage_a = staging(Operand::a, m, bits_a), stage_b = staging(Operand::b, n, bits_b);
+  CompileOptions options = compile_options;
+  options.layout = layout_of(stage_a.k_major, stage_b.k_major);
   GemmShape shape;
   shape.m = m;
   shape.n = n;
   shape.k = kp;
   shape.out = out;
   shape.batch = batch;
-  GemmRun run;
-  // Compiling first validates the shape, which bounds every host buffer below.
-  const GemmKernel kernel = compile(schedule, shape, compile_options);
-  run.compile = kernel.stats;
+  shape.lda = stage_a.ld;
+  shape.ldb = stage_b.ld;
+  // Compiled first (then cached): a shape the kernel refuses allocates nothing.
+  compile(schedule, shape, options);
 
-  std::vector<uint8_t> a(packed_bytes(schedule.type_a, elements(m, kp, "padded A")), 0);
-  std::vector<uint8_t> bt(packed_bytes(schedule.type_b, elements(n, kp, "padded B")), 0);
-  for (int64_t z = 0; z < batch; ++z) {
-    const size_t a_in = size_t(z * m * k), a_out = size_t(z * m * kp), b_in = size_t(z * k * n), b_out = size_t(z * n * kp);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t x = 0; x < k; ++x)
-        put(a, a_out + size_t(i * kp + x), bits_a, get(a_mk, a_in + size_t(i * k + x), bits_a));
-    for (int64_t x = 0; x < k; ++x)
-      for (int64_t j = 0; j < n; ++j)
-        put(bt, b_out + size_t(j * kp + x), bits_b, get(b_kn, b_in + size_t(x * n + j), bits_b));
-  }
-
-  const size_t c_bytes = size_t(elements(m, n, "C")) * size_t(element_bytes(out));
-  Buffer da = device.alloc(a.size()), db = device.alloc(bt.size()), dc = device.alloc(c_bytes);
-  da.upload(a);
-  db.upload(bt);
-  dc.fill_zero();
-  std::vector<Arg> args = {da, db, dc};
-  Buffer sa, sb, c_in, bias;
-  if (schedule.scaled) {
+  // Passed as given unless K or a K-major row needs padding, or a sub-byte
+  // K-major operand its transpose.
+  const auto staged = [&](const std::vector<uint8_t>& data, Operand op, int64_t mn, int bits, const Staging& to) {
+    const bool in_k_major = k_major(given, op);
+    if (in_k_major == to.k_major && to.matrix == mn * k) return std::optional<std::vector<uint8_t>>();
+    return std::optional(restage(data, bits, batch, mn, k, in_k_major, to));
+  };
+  const auto a = staged(a_mk, Operand::a, m, bits_a, stage_a), b = staged(b_kn, Operand::b, n, bits_b, stage_b);
+  std::vector<uint8_t> pa, pb;
+  if (schedule.scaled && kp != k) {
     // K is whole scale blocks; padding it (6-bit types: to 64) adds blocks of
     // zero elements, whose scales (1.0) only ever scale zeros.
     const int64_t blocks = k / 32, padded_blocks = kp / 32;
-    std::vector<uint8_t> pa(size_t(batch * m * padded_blocks), 127), pb(size_t(batch * padded_blocks * n), 127);
+    pa.assign(size_t(batch * m * padded_blocks), 127);
+    pb.assign(size_t(batch * padded_blocks * n), 127);
     for (int64_t z = 0; z < batch; ++z) {
       for (int64_t i = 0; i < m; ++i)
         std::memcpy(&pa[size_t((z * m + i) * padded_blocks)], &scale_a[size_t((z * m + i) * blocks)], size_t(blocks));
       std::memcpy(&pb[size_t(z * padded_blocks * n)], &scale_b[size_t(z * blocks * n)], size_t(blocks * n));
     }
-    sa = device.alloc(pa.size());
-    sb = device.alloc(pb.size());
-    sa.upload(pa);
-    sb.upload(pb);
-    args.insert(args.end(), {sa, sb});
   }
-  if (epi) {  // the kernel's argument order: [C input], [bias], alpha, [beta]
-    if (epi->c) {
-      c_in = device.alloc(epilogue.c.size());
-      c_in.upload(epilogue.c);
-      args.push_back(c_in);
-    }
-    if (epi->bias != BiasDim::none) {
-      bias = device.alloc(epilogue.bias.size());
-      bias.upload(epilogue.bias);
-      args.push_back(bias);
-    }
-    args.push_back(epilogue.alpha);
-    if (epi->c) args.push_back(epilogue.beta);
-  }
-  run.launch = device.launch(kernel.kernel, kernel.grid, kernel.block, args, launch);
-  run.c.resize(c_bytes);
-  dc.download(run.c.data(), c_bytes);
-  return run;
+  const bool scales_padded = schedule.scaled && kp != k;
+  return run_gemm_shaped(device, schedule, shape, a ? *a : a_mk, b ? *b : b_kn, launch, options,
+                         scales_padded ? pa : scale_a, scales_padded ? pb : scale_b, epilogue);
 }
 
 GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,

@@ -113,6 +113,11 @@ class Code {
   void ds_read_b64(Reg d, Reg addr, int offset) {
     mem("ds_read_b64", {d}, {addr}, offset ? "offset:" + std::to_string(offset) : "");
   }
+  // gfx950 transposing reads, `bits` 16 or 8 (ds_read_b64_tr_b16 / _b8).
+  void ds_read_b64_tr(int bits, Reg d, Reg addr, int offset) {
+    mem(bits == 16 ? "ds_read_b64_tr_b16" : "ds_read_b64_tr_b8", {d}, {addr},
+        offset ? "offset:" + std::to_string(offset) : "");
+  }
   void ds_read_b128(Reg d, Reg addr, int offset) {
     mem("ds_read_b128", {d}, {addr}, offset ? "offset:" + std::to_string(offset) : "");
   }

@@ -28,7 +28,9 @@ int fragment_chunks(const Schedule& s, Operand operand) { return fragment_bytes(
 bool lds_row_major(const Schedule& s, Operand operand) { return element_bits(type_of(s, operand)) == 6; }
 
 int fragment_reads(const Schedule& s, Operand operand) {
-  return lds_row_major(s, operand) ? fragment_bytes(s, operand) / 8 : fragment_chunks(s, operand);
+  if (lds_row_major(s, operand)) return fragment_bytes(s, operand) / 8;
+  // K-major operands: two 8-byte transposing reads per 16-byte piece.
+  return (k_major(s.layout, operand) ? 2 : 1) * fragment_chunks(s, operand);
 }
 
 int part_bytes(const Schedule& s) { return s.waves * 1024; }

@@ -88,6 +88,16 @@ const char* to_string(OpKind kind) {
 
 const char* to_string(Operand operand) { return operand == Operand::a ? "a" : "b"; }
 
+const char* to_string(Layout layout) {
+  static constexpr const char* names[] = {"nn", "nt", "tn", "tt"};
+  return names[int(layout)];
+}
+
+bool k_major(Layout layout, Operand operand) {
+  if (operand == Operand::a) return layout == Layout::tn || layout == Layout::tt;
+  return layout == Layout::nn || layout == Layout::tn;
+}
+
 const char* to_string(Activation activation) {
   switch (activation) {
     case Activation::none: return "none";

@@ -292,7 +292,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   s.target = r.choice<std::string>(r.need(root, "", "target", "\"gfx950\""), "target", {{"gfx950", "gfx950"}});
   read_types(r, root, s);
   if (const json* v = r.find(root, "layout"))
-    s.layout = r.choice<Layout>(*v, "layout", {{"nn", Layout::nn}, {"nt", Layout::nt}});
+    s.layout = r.choice<Layout>(*v, "layout", {{"nn", Layout::nn}, {"nt", Layout::nt}, {"tn", Layout::tn}, {"tt", Layout::tt}});
   const json& tile = r.object(r.need(root, "", "tile", "{\"m\": .., \"n\": .., \"k\": ..}"), "tile");
   r.only_fields(tile, "tile", {"m", "n", "k"});
   s.tile_m = r.integer(r.need(tile, "tile", "m", "an integer"), "tile.m", 16, 1024);

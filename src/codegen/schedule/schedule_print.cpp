@@ -34,7 +34,7 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"target\": {},\n", nlohmann::json(s.target).dump());
   out += fmt::format("  \"types\": {{\"a\": \"{}\", \"b\": \"{}\", \"acc\": \"{}\", \"c\": \"{}\"}},\n",
                      to_string(s.type_a), to_string(s.type_b), to_string(s.type_acc), to_string(s.type_c));
-  out += fmt::format("  \"layout\": \"{}\",\n", s.layout == Layout::nn ? "nn" : "nt");
+  out += fmt::format("  \"layout\": \"{}\",\n", to_string(s.layout));
   out += fmt::format("  \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}}},\n", s.tile_m, s.tile_n, s.tile_k);
   out += fmt::format("  \"waves\": {},\n", s.waves);
   out += fmt::format("  \"wave_grid\": {{\"m\": {}, \"n\": {}}},\n", s.wave_grid_m, s.wave_grid_n);

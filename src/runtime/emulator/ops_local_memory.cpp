@@ -1,7 +1,10 @@
-// DS: ds_read/ds_write b32..b128 and the two-address read2/write2 forms.
+// DS: ds_read/ds_write b32..b128, the two-address read2/write2 forms and
+// gfx950's transposing reads ds_read_b64_tr_b16 / _b8.
 // Reads sample LDS at issue and land in registers on completion; writes land
 // in LDS on completion. Both are counted by lgkmcnt and complete in order.
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
@@ -51,6 +54,54 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   submit(w, in, op);
 }
 
+// ds_read_b64_tr_b{16,8}: each 16-lane block (lanes 16b..16b+15) transposes
+// among itself. Lane s of the block reads 8 bytes at its address, n = 64 / bits
+// elements; take those as row s / G, columns n * (s % G) .. of an n x 16 tile T
+// (G = 16 / n lanes per row). Lane i of the block receives column i of T:
+//   result[16b + i].element[j] = LDS[addr[16b + G*j + i/n] + bytes * (i % n)],
+// element j in bits [bits*j, bits*(j+1)) of the lane's 64 bits. Sources: the
+// CDNA4 ISA's description of DS_READ_B64_TR_B16 ("each lane holds 4 consecutive
+// M or N values"; EXEC must be all ones), Triton's chooseDsReadB64TrLayout
+// (LinearLayoutConversions.cpp: 16-lane groups, MxK = 16x4 base unit for 16-bit,
+// two interleaved 8x8 byte transposes for 8-bit) and the lane addresses
+// HipKittens' shared_to_register loads give it; all agree.
+template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
+  constexpr int elements = 64 / kBits, lanes_per_row = 16 / elements, bytes = kBits / 8;
+  LaneValues address;
+  fetch(w, in.src[0], address);
+  if (w.exec() != ~uint64_t(0))
+    w.wg->fail(w, in, fmt::format("a transposing LDS read needs EXEC all ones (it is 0x{:016x})", w.exec()));
+  const uint8_t* lds = w.wg->lds.data();
+  PendingOp& op = begin_op(w, AsyncClass::Lds);
+  op.target = PendingOp::Target::Vgpr;
+  op.reg = in.dst[0].index;
+  op.dwords = 2;
+  op.lanes = ~uint64_t(0);
+  op.values.assign(size_t(2) * kLanes, 0);
+  TraceRecorder* trace = w.wg->tracer.get();
+  bool track = true;
+  uint64_t at[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    at[l] = uint64_t(address[l]) + (in.offset & 0xffff);
+    check_lds_range(w, in, at[l], 8);
+    if (at[l] % 8 != 0) w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at[l]));
+    if (trace) trace->add(at[l], 8, l);
+    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at[l]), 8, false);
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    const int block = l / 16 * 16, i = l % 16;
+    uint64_t value = 0;
+    for (int j = 0; j < elements; ++j) {
+      uint64_t element = 0;
+      std::memcpy(&element, lds + at[block + lanes_per_row * j + i / elements] + bytes * (i % elements), bytes);
+      value |= element << (kBits * j);
+    }
+    op.values[l] = uint32_t(value);
+    op.values[kLanes + l] = uint32_t(value >> 32);
+  }
+  submit(w, in, op);
+}
+
 template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const Inst& in) {
   constexpr DsShape shape{kDwords, kAddresses, kStride};
   LaneValues address, data[8];
@@ -90,6 +141,8 @@ void register_local_memory(HandlerRegistry& r) {
   add("DS_READ2_B64", ds_read<2, 2, 8>);
   add("DS_READ2ST64_B32", ds_read<1, 2, 256>);
   add("DS_READ2ST64_B64", ds_read<2, 2, 512>);
+  add("DS_READ_B64_TR_B16", ds_read_transposed<16>);
+  add("DS_READ_B64_TR_B8", ds_read_transposed<8>);
   add("DS_WRITE_B32", ds_write<1, 1, 0>);
   add("DS_WRITE_B64", ds_write<2, 1, 0>);
   add("DS_WRITE_B96", ds_write<3, 1, 0>);
