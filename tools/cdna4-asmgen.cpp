@@ -39,6 +39,7 @@ const char* kUsage =
     "                       default from the -o extension, else hsaco\n"
     "  --shape MxNxK        GEMM shape for a schedule\n"
     "  --out-type f32|bf16|f16  C element type for a schedule (default f32)\n"
+    "  --layout nn|nt|tn|tt operand layouts for a schedule (default: the schedule's)\n"
     "  --print-metadata     print each kernel's descriptor fields and the metadata note\n"
     "  --picture            print the steady-state loop body (memory ops, MFMAs, waits, barriers)\n"
     "  --verify FILE.json   plan and verify a schedule; print the verdict and the plan\n"
@@ -48,7 +49,7 @@ const char* kUsage =
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --verify rejected the schedule.\n";
 
 struct Options {
-  std::string input, output, emit, shape, out_type = "f32", verify;
+  std::string input, output, emit, shape, out_type = "f32", verify, layout;
   bool print_metadata = false, picture = false;
 };
 
@@ -85,6 +86,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--picture") o.picture = true;
     else if (a == "--shape") o.shape = value("--shape");
     else if (a == "--out-type") o.out_type = value("--out-type");
+    else if (a == "--layout") o.layout = value("--layout");
     else if (a == "--verify") o.verify = value("--verify");
     else if (!a.empty() && a[0] == '-') throw UsageError("unknown option " + a + " (see --help)");
     else if (o.input.empty()) o.input = a;
@@ -95,6 +97,9 @@ Options parse(int argc, char** argv) {
   const bool schedule = ends_with(o.input, ".json");
   if (schedule && o.shape.empty()) throw UsageError("a schedule needs --shape MxNxK");
   if (!schedule && !o.shape.empty()) throw UsageError("--shape applies to a schedule (.json) input");
+  if (!o.layout.empty() && o.layout != "nn" && o.layout != "nt" && o.layout != "tn" && o.layout != "tt")
+    throw UsageError("--layout takes nn, nt, tn or tt");
+  if (!schedule && !o.layout.empty()) throw UsageError("--layout applies to a schedule (.json) input");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
     throw UsageError("--out-type takes f32, bf16 or f16");
   if (o.emit.empty()) {
@@ -158,6 +163,10 @@ int compile_schedule(const Options& o) {
   const cdna4::Schedule schedule = cdna4::load_schedule(o.input);
   cdna4::CompileOptions options;
   options.keep_assembly = true;
+  const std::pair<const char*, cdna4::Layout> layouts[] = {
+      {"nn", cdna4::Layout::nn}, {"nt", cdna4::Layout::nt}, {"tn", cdna4::Layout::tn}, {"tt", cdna4::Layout::tt}};
+  for (const auto& [name, layout] : layouts)
+    if (o.layout == name) options.layout = layout;
   const cdna4::GemmKernel k = cdna4::compile(schedule, shape, options);
   if (o.emit == "asm") write_text(o.output, k.assembly);
   else if (o.emit == "hsaco") write_bytes(o.output, k.kernel.hsaco());
