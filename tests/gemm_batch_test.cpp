@@ -54,62 +54,83 @@ TEST_CASE("run_gemm_batched: every matrix of the batch is bit-exact", "[gemm][ba
   }
 }
 
-TEST_CASE("batched kernel with strides and leading dimensions past the packed ones writes only its C", "[gemm][batch]") {
-  const Schedule s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
-  GemmShape shape = test::shape(100, 40, 64);
-  shape.batch = 2;
-  shape.lda = 72;             // A rows 72 apart
-  shape.stride_a = 100 * 72 + 8;
-  shape.ldb = 64;             // the kernel's B is N x K
-  shape.stride_b = 40 * 64 + 16;
-  shape.ldc = 45;             // 5 guard elements after every C row
-  shape.stride_c = 100 * 45 + 7;
-  const GemmKernel kernel = compile(s, shape);
-  CHECK(kernel.grid.z == 2);
+namespace {
 
-  const size_t a_elems = size_t(shape.stride_a * 2), b_elems = size_t(shape.stride_b * 2);
+// Runs the batched kernel for `shape` (B as N x K) with guard bytes before,
+// between, around and after the C matrices; every C element must be the
+// reference's bits and every other byte keep its guard value.
+void check_writes_only_c(const GemmShape& shape, bool expect_row_stores) {
+  const Schedule s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
+  CompileOptions options;
+  options.keep_assembly = true;
+  const GemmKernel kernel = compile(s, shape, options);
+  CHECK(kernel.grid.z == uint32_t(shape.batch));
+  // Where D's rows are whole 16-byte units, it leaves as 16-byte row pieces.
+  CHECK((kernel.assembly.find("buffer_store_dwordx4") != std::string::npos) == expect_row_stores);
+
+  const size_t a_elems = size_t(shape.stride_a * shape.batch), b_elems = size_t(shape.stride_b * shape.batch);
   const auto a = test::random_matrix(a_elems, 1), bt = test::random_matrix(b_elems, 2);
-  constexpr uint32_t kGuard = 0xdeadbeef;
-  const size_t guard = 64;  // elements before the first and after the last C matrix
-  const size_t c_elems = size_t(shape.stride_c * 2) + 2 * guard;
-  std::vector<uint32_t> c_init(c_elems, kGuard);
+  constexpr uint8_t kGuard = 0xa5;
+  const size_t elem = size_t(element_bytes(shape.out)), guard = 64 * elem;  // bytes before and after
+  const size_t c_bytes = size_t(shape.stride_c * shape.batch) * elem + 2 * guard;
+  const std::vector<uint8_t> c_init(c_bytes, kGuard);
 
   Device device = Device::emulator();
-  Buffer da = device.alloc(a_elems * 2), db = device.alloc(b_elems * 2), dc = device.alloc(c_elems * 4);
+  Buffer da = device.alloc(a_elems * 2), db = device.alloc(b_elems * 2), dc = device.alloc(c_bytes);
   da.upload(a);
   db.upload(bt);
   dc.upload(c_init);
-  // The kernel's C starts `guard` elements into the buffer.
+  // The kernel's C starts `guard` bytes into the buffer.
   const LaunchStats stats =
-      device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, Arg::pointer(dc.address() + guard * 4)});
+      device.launch(kernel.kernel, kernel.grid, kernel.block, {da, db, Arg::pointer(dc.address() + guard)});
   CHECK(stats.races.empty());
-  const auto c = dc.download<uint32_t>();
+  const auto c = dc.download<uint8_t>();
 
+  std::vector<bool> inside(c_bytes, false);
   for (int64_t z = 0; z < shape.batch; ++z) {
     std::vector<uint16_t> az(size_t(shape.m * shape.k)), bz(size_t(shape.k * shape.n));
     for (int64_t i = 0; i < shape.m; ++i)
       for (int64_t x = 0; x < shape.k; ++x) az[size_t(i * shape.k + x)] = a[size_t(z * shape.stride_a + i * shape.lda + x)];
     for (int64_t j = 0; j < shape.n; ++j)
       for (int64_t x = 0; x < shape.k; ++x) bz[size_t(x * shape.n + j)] = bt[size_t(z * shape.stride_b + j * shape.ldb + x)];
-    const std::vector<float> ref = reference_gemm(az, bz, shape.m, shape.n, shape.k);
+    const std::vector<uint8_t> ref = to_output_bits(reference_gemm(az, bz, shape.m, shape.n, shape.k),
+                                                    shape.out == OutType::f32 ? DataType::f32 : DataType::bf16);
     size_t wrong = 0;
     for (int64_t i = 0; i < shape.m; ++i)
       for (int64_t j = 0; j < shape.n; ++j) {
-        uint32_t bits;
-        std::memcpy(&bits, &ref[size_t(i * shape.n + j)], 4);
-        wrong += c[guard + size_t(z * shape.stride_c + i * shape.ldc + j)] != bits;
+        const size_t at = guard + size_t(z * shape.stride_c + i * shape.ldc + j) * elem;
+        wrong += std::memcmp(&c[at], &ref[size_t(i * shape.n + j) * elem], elem) != 0;
+        for (size_t b = 0; b < elem; ++b) inside[at + b] = true;
       }
     INFO(fmt::format("matrix {}", z));
     CHECK(wrong == 0);
   }
-  // Every element outside the batch's M x N matrices keeps its guard value.
-  std::vector<bool> inside(c_elems, false);
-  for (int64_t z = 0; z < shape.batch; ++z)
-    for (int64_t i = 0; i < shape.m; ++i)
-      for (int64_t j = 0; j < shape.n; ++j) inside[guard + size_t(z * shape.stride_c + i * shape.ldc + j)] = true;
+  // Every byte outside the batch's M x N matrices keeps its guard value.
   size_t touched = 0;
-  for (size_t e = 0; e < c_elems; ++e) touched += !inside[e] && c[e] != kGuard;
+  for (size_t e = 0; e < c_bytes; ++e) touched += !inside[e] && c[e] != kGuard;
   CHECK(touched == 0);
+}
+
+GemmShape strided_shape(OutType out, int64_t ldc, int64_t stride_c_extra) {
+  GemmShape shape = test::shape(100, 40, 64);
+  shape.out = out;
+  shape.batch = 2;
+  shape.lda = 72;             // A rows 72 apart
+  shape.stride_a = 100 * 72 + 8;
+  shape.ldb = 64;             // the kernel's B is N x K
+  shape.stride_b = 40 * 64 + 16;
+  shape.ldc = ldc;            // guard elements after every C row
+  shape.stride_c = 100 * ldc + stride_c_extra;
+  return shape;
+}
+
+}  // namespace
+
+TEST_CASE("batched kernel with strides and leading dimensions past the packed ones writes only its C", "[gemm][batch]") {
+  SECTION("rows off 16 bytes: element stores") { check_writes_only_c(strided_shape(OutType::f32, 45, 7), false); }
+  SECTION("rows of whole 16-byte units: f32 row pieces") { check_writes_only_c(strided_shape(OutType::f32, 48, 4), true); }
+  SECTION("rows of whole 16-byte units: bf16 row pieces") { check_writes_only_c(strided_shape(OutType::bf16, 56, 8), true); }
+  SECTION("a batch stride off 16 bytes: element stores") { check_writes_only_c(strided_shape(OutType::bf16, 56, 4), false); }
 }
 
 TEST_CASE("batch shapes the kernel cannot take are refused with the reason", "[gemm][batch]") {

@@ -1,8 +1,11 @@
-// C store: each lane writes its accumulator elements (D[i][j] with j = lane %
-// mfma_n and i from lane / mfma_n and the register) as fp32, or as bf16 / f16
-// rounded to nearest even; elements outside M x N are dropped by the buffer
-// range check. With a fused epilogue each element first becomes
-// act(alpha * acc + beta * C[i][j] + bias) in the order docs/codegen.md states.
+// C store: each lane's accumulator elements (D[i][j] with j = lane % mfma_n and
+// i from lane / mfma_n and the register) become fp32, or bf16 / f16 rounded to
+// nearest even; with a fused epilogue each first becomes act(alpha * acc + beta *
+// C[i][j] + bias) in the order docs/codegen.md states. Where D's rows are whole
+// 16-byte units (N, ldc and the batch stride), each MFMA row block of a wave
+// goes through the wave's own LDS rows and leaves as 16-byte row pieces
+// (buffer_store_dwordx4); otherwise element by element. Rows and columns
+// outside M x N get an out-of-range offset: the buffer drops those stores.
 #include <bit>
 
 #include "codegen/gemm/context.hpp"
@@ -66,6 +69,36 @@ void load_element(Code& c, DataType type, Reg d, Reg addr, Reg desc) {
     c.buffer_load_ushort(d, addr, desc, imm(0), 0);
 }
 
+// The staged store's LDS rows: a wave's MFMA row block as 32-bit words (bf16 /
+// f16 in their half), rows `row_bytes` apart. The pad (16 bytes per 16 MFMA
+// rows) shifts the rows of the 4-row lane groups by as many banks as a lane
+// group's ds_write_b32 covers, so the writes are free of bank conflicts.
+struct Staging {
+  bool on = false;
+  int row_bytes = 0, region_bytes = 0;
+  int values_per_unit = 0;  // output elements in 16 bytes
+  int units_per_row = 0;    // 16-byte units of D in a wave's row
+  int rows_per_read = 0;    // rows the 64 lanes cover with one unit each
+};
+
+Staging staging_of(const GemmContext& ctx) {
+  const GemmGeometry& g = ctx.geo;
+  const GemmShape& sh = ctx.shape;
+  const int elem = element_bytes(sh.out);
+  Staging st;
+  st.values_per_unit = 16 / elem;
+  st.units_per_row = g.wave_n / st.values_per_unit;
+  st.row_bytes = g.wave_n * 4 + 16 * (g.mfma_m / 16);
+  st.region_bytes = g.mfma_m * st.row_bytes;
+  const bool whole_units = sh.n * elem % 16 == 0 && sh.c_ld() * elem % 16 == 0 &&
+                           (sh.batch == 1 || sh.c_stride() * elem % 16 == 0);
+  const bool fits = ctx.schedule.waves * st.region_bytes <= lds_bytes(ctx.schedule) && st.units_per_row > 0 &&
+                    64 % st.units_per_row == 0 && g.mfma_m * st.units_per_row % 64 == 0;
+  st.on = whole_units && fits;
+  if (st.on) st.rows_per_read = 64 / st.units_per_row;
+  return st;
+}
+
 }  // namespace
 
 void emit_store_c(GemmContext& ctx) {
@@ -94,6 +127,12 @@ void emit_store_c(GemmContext& ctx) {
   const Reg row_off_c = v(f + 9 + 4 * nb_count), bias_row = v(f + 10 + 4 * nb_count), t = v(f + 11 + 4 * nb_count),
             u = v(f + 12 + 4 * nb_count), row0_c_bytes = v(f + 13 + 4 * nb_count);
   const Reg s_row = r.tmp.sub(0), s_col = r.tmp.sub(1), s_ldc = r.tmp.sub(2), s_round = r.tmp.sub(3);
+  // The staged store's lane registers.
+  const Staging staged = staging_of(ctx);
+  const int sv = f + 14 + 4 * nb_count;
+  const Reg lds_write = v(sv), lds_read = v(sv + 1), unit_row = v(sv + 2), unit_col = v(sv + 3), unit_addr = v(sv + 4);
+  const int sw = (sv + 5 + 3) / 4 * 4;  // register tuples start on even registers
+  const Reg words{RegFile::v, uint16_t(sw), 8}, packed{RegFile::v, uint16_t(sw + 8), 4};
   const bool separate_c_cols = has_c && c_elem != elem;
   auto c_col = [&](int nb) { return separate_c_cols ? col_c(nb) : col_bytes(nb); };
 
@@ -133,14 +172,67 @@ void emit_store_c(GemmContext& ctx) {
     c.s_mov_b32(s_ldc, imm(ldc_in_bytes));
     c.v_mul_lo_u32(row0_c_bytes, row0, s_ldc);
   }
-  for (int mb = 0; mb < g.blocks_m; ++mb)
+  if (staged.on) {
+    // Every wave is past its last LDS operand read and LDS-DMA write before any
+    // wave writes its rows over the operand slots.
+    c.s_waitcnt(0, 0);
+    c.s_barrier();
+    const int log2_upr = std::countr_zero(unsigned(staged.units_per_row));
+    // Writes: the lane's row (4 x lane group) and column (lane % mfma_n) word.
+    c.s_mul_i32(s_ldc, r.wave, imm(staged.region_bytes));
+    c.s_mov_b32(s_round, imm(4 * staged.row_bytes));
+    c.v_mul_lo_u32(lds_write, s_round, r.lane_kgroup);
+    c.v_lshlrev_b32(unit_addr, imm(2), r.lane_row);
+    c.v_add3_u32(lds_write, s_ldc, lds_write, unit_addr);
+    // Reads: lane l takes unit l % units_per_row of row l / units_per_row.
+    c.v_lshrrev_b32(unit_row, imm(log2_upr), r.lane);
+    c.v_and_b32(unit_col, imm(staged.units_per_row - 1), r.lane);
+    c.s_mov_b32(s_round, imm(staged.row_bytes));
+    c.v_mul_lo_u32(lds_read, s_round, unit_row);
+    c.v_lshlrev_b32(unit_addr, imm(2 + std::countr_zero(unsigned(staged.values_per_unit))), unit_col);
+    c.v_add3_u32(lds_read, s_ldc, lds_read, unit_addr);
+    // Global: the unit's row (from the wave's first) and column byte offset.
+    c.v_add_u32(unit_row, s_row, unit_row);
+    c.v_lshlrev_b32(unit_col, imm(std::countr_zero(unsigned(staged.values_per_unit))), unit_col);
+    c.v_add_u32(unit_col, s_col, unit_col);
+    if (mask_cols) c.v_cmp_gt_i32(imm(sh.n), unit_col);
+    c.v_lshlrev_b32(unit_col, imm(log2_bytes(elem)), unit_col);
+    if (mask_cols) c.v_cndmask_b32(unit_col, half_out_of_range, unit_col);
+    if (sh.out == OutType::bf16) c.s_mov_b32(s_round, imm(0x7fff));
+  }
+  // Row block mb of every wave through its LDS rows: units_per_row x 16 bytes a
+  // row, 64 lanes a unit each per read, rows_per_read rows apart.
+  auto flush_staged = [&](int mb) {
+    c.s_waitcnt(-1, 0);
+    const int reads = g.mfma_m / staged.rows_per_read, words_per_unit = 4 * (4 / elem);
+    const Reg selector = s_col;  // VOP3 takes no literal
+    if (elem == 2) c.s_mov_b32(selector, imm(sh.out == OutType::bf16 ? 0x07060302 : 0x05040100));
+    for (int i = 0; i < reads; ++i) {
+      for (int w = 0; w < words_per_unit / 4; ++w)
+        c.ds_read_b128(words.sub(4 * w, 4), lds_read, i * staged.rows_per_read * staged.row_bytes + 16 * w);
+      c.s_waitcnt(-1, 0);
+      // bf16 in the upper, f16 in the lower half of each word: two words a dword.
+      if (elem == 2)
+        for (int d = 0; d < 4; ++d)
+          c.v_perm_b32(packed.sub(d), words.sub(2 * d + 1), words.sub(2 * d), selector);
+      const int row = mb * g.mfma_m + i * staged.rows_per_read;
+      c.v_add_u32(unit_addr, imm(row), unit_row);
+      if (mask_rows) c.v_cmp_gt_i32(imm(sh.m), unit_addr);
+      c.s_mov_b32(s_ldc, imm(ldc_bytes));
+      c.v_mul_lo_u32(unit_addr, unit_addr, s_ldc);
+      if (mask_rows) c.v_cndmask_b32(unit_addr, half_out_of_range, unit_addr);
+      c.v_add_u32(unit_addr, unit_addr, unit_col);
+      c.buffer_store_dwordx4(elem == 2 ? packed : words.sub(0, 4), unit_addr, r.desc_c, imm(0), 0);
+    }
+  };
+  for (int mb = 0; mb < g.blocks_m; ++mb) {
     for (int reg = 0; reg < g.mfma_regs; ++reg) {
       const int row = mb * g.mfma_m + register_row(g, reg);
-      c.v_add_u32(row_off, imm(row * ldc_bytes), row0_bytes);
+      if (!staged.on) c.v_add_u32(row_off, imm(row * ldc_bytes), row0_bytes);
       if (has_c) c.v_add_u32(row_off_c, imm(row * ldc_in_bytes), row0_c_bytes);
-      if (mask_rows) {
+      if (mask_rows && (!staged.on || has_c || bias_m)) {
         c.v_cmp_gt_i32(imm(sh.m - row), row0);
-        c.v_cndmask_b32(row_off, half_out_of_range, row_off);
+        if (!staged.on) c.v_cndmask_b32(row_off, half_out_of_range, row_off);
         if (has_c) c.v_cndmask_b32(row_off_c, half_out_of_range, row_off_c);
       }
       if (has_c || bias_m) {  // this row's C elements and bias, then one wait
@@ -159,7 +251,7 @@ void emit_store_c(GemmContext& ctx) {
         if (bias_m) widen(c, epi->bias_type, bias_row);
       }
       for (int nb = 0; nb < g.blocks_n; ++nb) {
-        c.v_add_u32(addr, row_off, col_bytes(nb));
+        if (!staged.on) c.v_add_u32(addr, row_off, col_bytes(nb));
         c.v_accvgpr_read_b32(value, r.accumulator(g, mb, nb).sub(reg));
         if (epi) {
           c.v_mul_f32(value, r.alpha, value);
@@ -168,13 +260,16 @@ void emit_store_c(GemmContext& ctx) {
           if (bias_m) c.v_add_f32(value, value, bias_row);
           activation(c, epi->activation, value, t, u);
         }
+        const int staged_offset = register_row(g, reg) * staged.row_bytes + nb * g.mfma_n * 4;
         if (f32) {
-          c.buffer_store_dword(value, addr, r.desc_c, imm(0), 0);
+          if (staged.on) c.ds_write_b32(lds_write, value, staged_offset);
+          else c.buffer_store_dword(value, addr, r.desc_c, imm(0), 0);
           continue;
         }
         if (sh.out == OutType::f16) {  // round to nearest even, overflow to infinity, NaN stays NaN
           c.v_cvt_f16_f32(rounded, value);
-          c.buffer_store_short(rounded, addr, r.desc_c, imm(0), 0);
+          if (staged.on) c.ds_write_b32(lds_write, rounded, staged_offset);
+          else c.buffer_store_short(rounded, addr, r.desc_c, imm(0), 0);
           continue;
         }
         // bf16 = upper half of (x + 0x7fff + lsb of the upper half); NaN stays a quiet NaN.
@@ -183,9 +278,12 @@ void emit_store_c(GemmContext& ctx) {
         c.v_cmp_u_f32(value, value);
         c.v_or_b32(quiet, imm(0x400000), value);
         c.v_cndmask_b32(rounded, rounded, quiet);
-        c.buffer_store_short_d16_hi(rounded, addr, r.desc_c, imm(0), 0);
+        if (staged.on) c.ds_write_b32(lds_write, rounded, staged_offset);
+        else c.buffer_store_short_d16_hi(rounded, addr, r.desc_c, imm(0), 0);
       }
     }
+    if (staged.on) flush_staged(mb);
+  }
 }
 
 }  // namespace cdna4::codegen

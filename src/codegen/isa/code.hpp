@@ -104,6 +104,13 @@ class Code {
   void buffer_store_dword(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_dword", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
   }
+  void buffer_store_dwordx4(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_store_dwordx4", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
+  }
+  void ds_write_b32(Reg addr, Reg data, int offset) {
+    mem("ds_write_b32", {}, {addr, data}, offset ? "offset:" + std::to_string(offset) : "");
+  }
+  void v_perm_b32(Reg d, Arg x, Arg y, Arg selector) { op("v_perm_b32", d, {x, y, selector}); }
   void buffer_store_short(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_short", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
   }
