@@ -88,7 +88,12 @@ Row schedule_row(const std::string& path) {
             shape.out = cdna4::OutType::bf16;
             const cdna4::GemmKernel k = cdna4::compile(s, shape);
             const size_t bytes = size_t(size * size * 2);
-            return dev.launch(k.kernel, k.grid, k.block, {zeros(dev, bytes), zeros(dev, bytes), zeros(dev, bytes)});
+            std::vector<cdna4::Arg> args = {zeros(dev, bytes), zeros(dev, bytes), zeros(dev, bytes)};
+            if (s.scaled) {  // E8M0 scales, one byte per 32 elements of K of each row of A and column of B
+              args.push_back(zeros(dev, bytes / 32));
+              args.push_back(zeros(dev, bytes / 32));
+            }
+            return dev.launch(k.kernel, k.grid, k.block, args);
           }};
 }
 

@@ -131,7 +131,8 @@ TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cl
 TEST_CASE("model device: the L2 hit rate comes from the grid order, the same with or without model_only", "[model]") {
   const int64_t m = 2048, n = 2048, k = 1024;
   const std::vector<uint16_t> a(size_t(m * k)), b(size_t(k * n));
-  const Schedule s = load_schedule(schedule_path("baseline_256x256x64_w8.json"));
+  Schedule s = load_schedule(schedule_path("baseline_256x256x64_w8.json"));
+  s.workgroup_order = {};  // dispatch order
   EmulatorConfig only;
   only.model_only = true;
   only.instant_completion = true;
@@ -146,4 +147,20 @@ TEST_CASE("model device: the L2 hit rate comes from the grid order, the same wit
   // Latency between an L2 hit and a MALL hit, weighted by the hit rate.
   CHECK(timed.global_latency == uint32_t(std::lround(7.0 / 16 * model::param::kL2HitLatency.value +
                                                      9.0 / 16 * model::param::kL2MissLatency.value)));
+}
+
+// workgroup_order {xcds 8, group_m 4}: XCD 0's eight workgroups get tiles 0..7,
+// which run down 4 tile rows: rows 0..3 of columns 0 and 1, i.e. 4 A panels
+// and 2 B panels of 16 panel-reads (hit rate 10/16); C stays bit-exact.
+TEST_CASE("model device: a chiplet-aware workgroup order raises the L2 hit rate", "[model][gemm]") {
+  const int64_t m = 2048, n = 2048, k = 1024;
+  const auto a = test::integer_matrix(size_t(m * k), 1), b = test::integer_matrix(size_t(k * n), 2);
+  Schedule s = load_schedule(schedule_path("baseline_256x256x64_w8.json"));
+  s.workgroup_order = {8, 4};
+  EmulatorConfig config;
+  config.instant_completion = true;
+  Device model = Device::open("model", config);
+  const GemmRun run = run_gemm(model, s, m, n, k, a, b, OutType::f32);
+  CHECK(run.launch.model->l2_hit_rate == Approx(10.0 / 16));
+  CHECK(differing_elements(run.c, to_output_bits(reference_gemm(a, b, m, n, k), DataType::f32), 4) == 0);
 }

@@ -79,6 +79,18 @@ struct Epilogue {
 };
 const char* to_string(Activation activation);
 
+// Which output tile a workgroup computes ("workgroup_order"). gfx950 dispatches
+// workgroups round-robin over its XCDs, each with its own L2: with `xcds` > 1
+// the kernel gives the workgroups one XCD receives consecutive tile numbers
+// (as HipKittens does); tile numbers then run down `group_m` tile rows before
+// the next column, so an XCD's tiles form a compact block that shares A and B
+// panels in its L2. Default: row-major tiles in dispatch order.
+struct WorkgroupOrder {
+  int xcds = 1;     // 1 or 8
+  int group_m = 1;  // 1..64
+  bool operator==(const WorkgroupOrder&) const = default;
+};
+
 struct Schedule {
   std::string name;
   std::string target = "gfx950";
@@ -91,6 +103,7 @@ struct Schedule {
   MfmaKind mfma = MfmaKind::f32_16x16x32_bf16;
   int lds_buffers = 0;       // LDS slots; tile k lives in slot k mod lds_buffers
   int pingpong_groups = 1;   // 1, or 2 wave groups offset by one s_barrier
+  WorkgroupOrder workgroup_order;
   // MX scales ("scale": {"a": "e8m0", "b": "e8m0"}): one E8M0 byte per 32 K
   // elements per row of A and per column of B; exactly with a v_mfma_scale_* MFMA.
   bool scaled = false;

@@ -19,6 +19,76 @@ void buffer_descriptor(Code& c, Reg desc, Reg ptr, int64_t bytes) {
   c.s_mov_b32(desc.sub(3), imm(0x20000));
 }
 
+// q = x / d for 0 <= x < 2^31 and a constant d: the high half of x * m, m =
+// ceil(2^(32 + l) / d) with l = floor(log2 d), shifted right by l. The product
+// overestimates x / d by less than x (m d - 2^(32+l)) / (d 2^(32+l)) < 1 / d.
+void s_divide(Code& c, Reg q, Reg x, uint32_t d) {
+  const int l = 31 - std::countl_zero(d);
+  if (std::has_single_bit(d)) {
+    c.s_lshr_b32(q, x, imm(l));
+    return;
+  }
+  const uint64_t m = ((uint64_t(1) << (32 + l)) + d - 1) / d;
+  c.s_mul_hi_u32(q, x, imm(int64_t(m)));
+  c.s_lshr_b32(q, q, imm(l));
+}
+
+// tile_m0 / tile_n0 of this workgroup (Schedule::workgroup_order). The
+// dispatch order is x fastest: id = wg_y * tiles_n + wg_x, and XCD id % xcds
+// receives it. With xcds > 1 the first whole rounds of xcds ids are renumbered
+// id' = (id % xcds) * (full / xcds) + id / xcds, so each XCD's workgroups hold
+// consecutive numbers; the rest keep theirs. Number t then lies in group t /
+// (group_m * tiles_n) of group_m tile rows (fewer in the last group), where it
+// runs down the rows first: row first_row + r % rows, column r / rows.
+void workgroup_tile(GemmContext& ctx) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const Schedule& s = ctx.schedule;
+  const WorkgroupOrder& o = s.workgroup_order;
+  if (o == WorkgroupOrder{}) {
+    c.s_mul_i32(r.tile_m0, r.wg_y, imm(s.tile_m));
+    c.s_mul_i32(r.tile_n0, r.wg_x, imm(s.tile_n));
+    return;
+  }
+  const uint32_t tiles_n = uint32_t((ctx.shape.n + s.tile_n - 1) / s.tile_n);
+  const uint32_t tiles_m = uint32_t((ctx.shape.m + s.tile_m - 1) / s.tile_m);
+  const uint32_t total = tiles_n * tiles_m, full = total - total % uint32_t(o.xcds);
+  const Reg id = r.tmp.sub(0), t = r.tmp.sub(1), u = r.tmp.sub(2), rows = r.tmp.sub(3);
+  c.s_mul_i32(id, r.wg_y, imm(tiles_n));
+  c.s_add_u32(id, id, r.wg_x);
+  if (o.xcds > 1 && full > 0) {
+    c.s_and_b32(t, id, imm(o.xcds - 1));
+    c.s_mul_i32(t, t, imm(full / uint32_t(o.xcds)));
+    c.s_lshr_b32(u, id, imm(std::countr_zero(unsigned(o.xcds))));
+    c.s_add_u32(t, t, u);
+    c.s_cmp_lt_u32(id, imm(full));
+    c.s_cselect_b32(id, t, id);
+  }
+  const uint32_t group_m = std::min<uint32_t>(uint32_t(o.group_m), tiles_m), group = group_m * tiles_n;
+  const uint32_t last_rows = tiles_m - (tiles_m - 1) / group_m * group_m;
+  s_divide(c, t, id, group);                      // group index
+  c.s_mul_i32(u, t, imm(group));
+  c.s_sub_u32(id, id, u);                         // number within the group
+  c.s_mul_i32(t, t, imm(group_m));                // its first tile row
+  c.s_mov_b32(rows, imm(group_m));
+  if (last_rows != group_m) {
+    c.s_cmp_ge_u32(t, imm(tiles_m - last_rows));
+    c.s_cselect_b32(rows, imm(last_rows), rows);
+  }
+  // column = id / rows, row = first + id - column * rows, for rows = group_m or last_rows.
+  s_divide(c, u, id, group_m);
+  if (last_rows != group_m) {
+    s_divide(c, r.tile_n0, id, last_rows);
+    c.s_cmp_lg_u32(rows, imm(group_m));
+    c.s_cselect_b32(u, r.tile_n0, u);
+  }
+  c.s_mul_i32(rows, rows, u);
+  c.s_sub_u32(id, id, rows);
+  c.s_add_u32(id, id, t);
+  c.s_mul_i32(r.tile_m0, id, imm(s.tile_m));
+  c.s_mul_i32(r.tile_n0, u, imm(s.tile_n));
+}
+
 // Bytes from the matrix start to one past its last element.
 int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int bits) { return ((rows - 1) * ld + cols) * bits / 8; }
 
@@ -303,8 +373,7 @@ void emit_entry(GemmContext& ctx) {
   c.s_lshl_b32(r.wave_chunk, r.wave, imm(10));
   c.s_lshr_b32(r.wave_m, r.wave, imm(log2_exact(s.wave_grid_n)));
   c.s_and_b32(r.wave_n, r.wave, imm(s.wave_grid_n - 1));
-  c.s_mul_i32(r.tile_m0, r.wg_y, imm(s.tile_m));
-  c.s_mul_i32(r.tile_n0, r.wg_x, imm(s.tile_n));
+  workgroup_tile(ctx);
   c.s_mov_b32(r.k_base, imm(0));
   c.v_mov_b32(r.out_of_range, imm(kOutOfRange));
   c.v_mov_b32(r.no_column, imm(kNoColumn));

@@ -42,6 +42,8 @@ class Code {
   void s_lshr_b32(Arg d, Arg x, Arg y) { op("s_lshr_b32", d, {x, y}); }
   void s_and_b32(Arg d, Arg x, Arg y) { op("s_and_b32", d, {x, y}); }
   void s_cmp_ge_u32(Arg x, Arg y) { emit({"s_cmp_ge_u32", {}, {x, y}, "", ""}); }
+  void s_cmp_lt_u32(Arg x, Arg y) { emit({"s_cmp_lt_u32", {}, {x, y}, "", ""}); }
+  void s_cselect_b32(Arg d, Arg x, Arg y) { op("s_cselect_b32", d, {x, y}); }
   void s_branch(const std::string& target) { emit({"s_branch", {}, {Label{target}}, "", ""}); }
   void s_cmp_lg_u32(Arg x, Arg y) { emit({"s_cmp_lg_u32", {}, {x, y}, "", ""}); }
   void s_cbranch_scc1(const std::string& target) { emit({"s_cbranch_scc1", {}, {Label{target}}, "", ""}); }

@@ -283,7 +283,8 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   }
   r.object(root, "(top level)");
   r.only_fields(root, "", {"name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
-                           "lds_buffers", "pingpong_groups", "num_stages", "ops", "scale", "epilogue"});
+                           "lds_buffers", "pingpong_groups", "workgroup_order", "num_stages", "ops", "scale",
+                           "epilogue"});
   Schedule s;
   const json& name = r.need(root, "", "name", "a kernel name");
   if (!name.is_string() || !valid_name(name.get<std::string>()))
@@ -315,6 +316,16 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   s.mfma = r.choice<MfmaKind>(r.need(root, "", "mfma", "an MFMA instruction"), "mfma", detail::mfma_kinds());
   if (const json* v = r.find(root, "pingpong_groups")) {
     s.pingpong_groups = r.integer(*v, "pingpong_groups", 1, 2);
+  }
+  if (const json* order = r.find(root, "workgroup_order")) {
+    r.object(*order, "workgroup_order");
+    r.only_fields(*order, "workgroup_order", {"xcds", "group_m"});
+    if (const json* v = r.find(*order, "xcds")) {
+      s.workgroup_order.xcds = r.integer(*v, "workgroup_order.xcds", 1, 8);
+      if (s.workgroup_order.xcds != 1 && s.workgroup_order.xcds != 8)
+        r.fail("workgroup_order.xcds", fmt::format("expected 1 or 8 (gfx950's XCDs), got {}", s.workgroup_order.xcds));
+    }
+    if (const json* v = r.find(*order, "group_m")) s.workgroup_order.group_m = r.integer(*v, "workgroup_order.group_m", 1, 64);
   }
   read_scale(r, root, s);
   read_epilogue(r, root, s);

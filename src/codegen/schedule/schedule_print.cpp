@@ -41,6 +41,9 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"mfma\": \"{}\",\n", mfma_shape(s.mfma).mnemonic);
   out += fmt::format("  \"lds_buffers\": {},\n", s.lds_buffers);
   out += fmt::format("  \"pingpong_groups\": {},\n", s.pingpong_groups);
+  if (s.workgroup_order != WorkgroupOrder{})
+    out += fmt::format("  \"workgroup_order\": {{\"xcds\": {}, \"group_m\": {}}},\n", s.workgroup_order.xcds,
+                       s.workgroup_order.group_m);
   if (s.scaled) out += "  \"scale\": {\"a\": \"e8m0\", \"b\": \"e8m0\"},\n";
   if (const auto& e = s.epilogue)
     out += fmt::format("  \"epilogue\": {{\"c\": \"{}\", \"bias\": \"{}\", \"bias_type\": \"{}\", \"activation\": \"{}\"}},\n",
