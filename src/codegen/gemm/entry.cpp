@@ -150,10 +150,10 @@ void k_major_lane_position(GemmContext& ctx, Operand op, Reg row, Reg kcol) {
   c.v_add_u32(kcol, kcol, t);                    // + lane_elements g
 }
 
-// Lane l of wave w in a G2S part loads 16 bytes of the part's chunk w: chunk
-// (row block w / (kpacks * chunks), kpack (w / chunks) % kpacks, piece w % chunks),
-// row l % mfma_rows, k lane_elements * (l / mfma_rows) + chunk_elements * piece.
-void g2s_lane_addresses(GemmContext& ctx, Operand op) {
+// K-major: lane l of wave w in a G2S part loads 16 bytes of the part's chunk w,
+// chunk (row block w / (kpacks * chunks), kpack (w / chunks) % kpacks, piece w
+// % chunks), at the row and k k_major_lane_position gives it.
+void g2s_k_major_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
   const GemmGeometry& g = ctx.geo;
@@ -169,11 +169,8 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
   c.s_and_b32(piece, r.wave, imm(l.chunks - 1));
   c.s_mul_i32(piece, piece, imm(l.chunk_elements));
   c.s_add_u32(kcol_base, kcol_base, piece);
-  const Reg lane_row = l.k_major ? Reg{RegFile::v, uint16_t(r.first_fragment)} : r.lane_row;  // scratch until S2R
-  if (l.k_major)
-    k_major_lane_position(ctx, op, lane_row, kcol);
-  else
-    c.v_lshlrev_b32(kcol, imm(log2_exact(g.lane_elements)), r.lane_kgroup);
+  const Reg lane_row{RegFile::v, uint16_t(r.first_fragment)};  // scratch until S2R
+  k_major_lane_position(ctx, op, lane_row, kcol);
   c.v_add_u32(kcol, kcol_base, kcol);
   c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
   const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
@@ -181,19 +178,55 @@ void g2s_lane_addresses(GemmContext& ctx, Operand op) {
     const Reg addr = r.g2s_addr(op, p, ctx.geo), masked_kcol = r.g2s_kcol(op, p, ctx.geo);
     c.v_add_u32(row, row_base, lane_row);
     if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
-    if (l.k_major) {  // K rows of ld bytes, the lane's 16 bytes at its row (M or N) column
-      c.v_mul_lo_u32(addr, kcol, ld);
-      c.v_lshlrev_b32(masked_kcol, imm(log2_exact(l.element_bits / 8)), row);
-    } else {
-      c.v_mul_lo_u32(addr, row, ld);
-      if (l.element_bits == 16) c.v_lshlrev_b32(masked_kcol, imm(1), kcol);
-      if (l.element_bits == 8) c.v_mov_b32(masked_kcol, kcol);
-      if (l.element_bits == 4) c.v_lshrrev_b32(masked_kcol, imm(1), kcol);
-    }
+    // K rows of ld bytes, the lane's 16 bytes at its row (M or N) column
+    c.v_mul_lo_u32(addr, kcol, ld);
+    c.v_lshlrev_b32(masked_kcol, imm(log2_exact(l.element_bits / 8)), row);
     c.v_add_u32(addr, addr, masked_kcol);
     if (ctx.needs_mask(op)) {
       c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
       c.v_cndmask_b32(masked_kcol, r.no_column, kcol);
+    }
+  }
+}
+
+// Swizzled rows (K contiguous, 4 to 16 bits). The operand's tile sits in LDS
+// as its rows, R = tile_k x element bytes each, so a G2S wave's 1 KiB is
+// 1024 / R whole rows (or part of one) that are contiguous in memory: whole
+// 128-byte lines where R >= 128. Unit u (16 bytes) of row r sits at position
+// u ^ swizzle(r), swizzle(r) = (r / max(1, 256 / R)) mod min(R / 16, 16). A
+// ds_read_b128 phase (16 lanes, 256 bytes) reads one unit of 16 consecutive
+// rows: the swizzle puts the rows that share a 256-byte bank row at distinct
+// positions, so the phase hits 64 distinct banks. Lane l of wave w in part p
+// writes bytes b = w * 1024 + 16 l of the part: row b / R, position b mod R /
+// 16, so it loads unit position ^ swizzle(row) of that row.
+void g2s_swizzled_row_addresses(GemmContext& ctx, Operand op) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const int row_shift = log2_exact(l.tile_row_bytes);
+  const Reg bytes{RegFile::v, uint16_t(r.first_fragment)}, swz{RegFile::v, uint16_t(r.first_fragment + 1)};  // scratch until S2R
+  const Reg row = r.addr_tmp.sub(0), unit = r.addr_tmp.sub(1);
+  const Reg wave_bytes = r.tmp.sub(0), ld = r.tmp.sub(1);
+  c.s_lshl_b32(wave_bytes, r.wave, imm(10));
+  c.v_lshlrev_b32(bytes, imm(4), r.lane);
+  c.v_add_u32(bytes, wave_bytes, bytes);         // b - part start
+  c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
+  const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
+  for (int p = 0; p < parts; ++p) {
+    const Reg addr = r.g2s_addr(op, p, ctx.geo), kcol = r.g2s_kcol(op, p, ctx.geo);
+    c.v_lshrrev_b32(row, imm(row_shift), bytes);
+    if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);  // row in the tile
+    c.v_bfe_u32(swz, row, imm(log2_exact(l.swizzle_rows)), imm(log2_exact(l.swizzle_mask + 1)));
+    c.v_bfe_u32(unit, bytes, imm(4), imm(row_shift - 4));
+    c.v_xor_b32(unit, unit, swz);                // the unit of the row this lane loads
+    c.v_add_u32(row, op == Operand::a ? r.tile_m0 : r.tile_n0, row);
+    c.v_mul_lo_u32(addr, row, ld);
+    c.v_lshlrev_b32(kcol, imm(4), unit);
+    c.v_add_u32(addr, addr, kcol);
+    c.v_lshlrev_b32(kcol, imm(log2_exact(128 / l.element_bits)), unit);
+    if (ctx.needs_mask(op)) {
+      c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
+      c.v_cndmask_b32(kcol, r.no_column, kcol);
     }
   }
 }
@@ -272,6 +305,19 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
     c.s_mov_b32(k, imm(ctx.geo.fragment_regs(op) * 4));
     c.v_mul_lo_u32(r.addr_tmp.sub(1), k, r.lane_kgroup);
     c.v_add_u32(lane_offset, lane_offset, r.addr_tmp.sub(1));
+  } else if (l.swizzled_rows) {
+    // Row r = the wave's first + l % mfma_rows, at unit swizzle(r) ^ the lane
+    // group's first unit; a read adds its kpack's and piece's units with an XOR.
+    const Reg t = r.addr_tmp.sub(1);
+    c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.mfma_rows(op)));
+    c.v_add_u32(lane_offset, wave_offset, r.lane_row);
+    c.v_bfe_u32(t, lane_offset, imm(log2_exact(l.swizzle_rows)), imm(log2_exact(l.swizzle_mask + 1)));
+    c.v_lshlrev_b32(lane_offset, imm(log2_exact(l.tile_row_bytes)), lane_offset);
+    const Reg group_unit{RegFile::v, uint16_t(r.first_fragment)};  // scratch until S2R
+    c.v_lshlrev_b32(group_unit, imm(log2_exact(ctx.geo.lane_elements * l.element_bits / 128)), r.lane_kgroup);
+    c.v_xor_b32(t, t, group_unit);
+    c.v_lshlrev_b32(t, imm(4), t);
+    c.v_add_u32(lane_offset, lane_offset, t);
   } else {
     c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
                 imm(ctx.blocks(op) * ctx.geo.kpacks * l.chunks * 1024));
@@ -393,8 +439,10 @@ void emit_entry(GemmContext& ctx) {
   for (Operand op : {Operand::a, Operand::b}) {
     if (ctx.geo.of(op).row_major)
       g2s_row_major_addresses(ctx, op);
+    else if (ctx.geo.of(op).k_major)
+      g2s_k_major_addresses(ctx, op);
     else
-      g2s_lane_addresses(ctx, op);
+      g2s_swizzled_row_addresses(ctx, op);
     lds_lane_addresses(ctx, op);
   }
   c.comment("entry: zero accumulators");

@@ -57,6 +57,21 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
     return;
   }
   const int chunks = l.chunks;
+  if (l.swizzled_rows) {  // entry.cpp "Swizzled rows": the kpack's and piece's unit by XOR, the block by offset
+    for (int kp = kps.begin; kp < kps.end; ++kp)
+      for (int h = 0; h < chunks; ++h) {
+        const int unit = (kp * ctx.geo.mfma_k + h * l.chunk_elements) / l.chunk_elements;
+        Reg addr = base;
+        if (unit) {
+          addr = ctx.regs.addr_tmp.sub(ctx.g2s_turn ^= 1);
+          ctx.code.v_xor_b32(addr, imm(16 * unit), base);
+        }
+        for (int j = blocks.begin; j < blocks.end; ++j)
+          ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4), addr,
+                                j * ctx.mfma_rows(op.operand) * l.tile_row_bytes);
+      }
+    return;
+  }
   for (int kp = kps.begin; kp < kps.end; ++kp)
     for (int j = blocks.begin; j < blocks.end; ++j)
       for (int h = 0; h < chunks; ++h) {

@@ -48,8 +48,11 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
   for (Operand op : {Operand::a, Operand::b}) {
     const int bits = cdna4::element_bits(op == Operand::a ? s.type_a : s.type_b);
     const bool rows = lds_row_major(s, op);
+    const bool kmajor = k_major(s.layout, op);
+    const int tile_row_bytes = s.tile_k * bits / 8;
     g.layout[int(op)] = {bits, fragment_bytes(s, op) / 4, rows ? 0 : fragment_chunks(s, op), rows ? 0 : 128 / bits,
-                         rows, m.k * bits / 8, k_major(s.layout, op)};
+                         rows, m.k * bits / 8, kmajor, !rows && !kmajor, tile_row_bytes,
+                         std::max(1, 256 / tile_row_bytes), std::min(tile_row_bytes / 16, 16) - 1};
   }
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)

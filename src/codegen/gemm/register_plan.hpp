@@ -32,6 +32,13 @@ struct GemmGeometry {
     // K-major (A "t", B "n"): a piece holds the same elements as [k][16 rows],
     // read with two ds_read_b64_tr_b{16,8} (entry.cpp says where each k sits).
     bool k_major;
+    // K contiguous, 4 to 16 bits: the tile as its rows of tile_row_bytes, 16-byte
+    // unit u of row r at position u ^ swizzle(r) (entry.cpp, "Swizzled rows").
+    bool swizzled_rows;
+    int tile_row_bytes;
+    int swizzle_rows;        // rows that share one swizzle value (256 / tile_row_bytes, at least 1)
+    int swizzle_mask;        // swizzle values: min(units per row, 16) - 1
+    int swizzle_of(int row) const { return row / swizzle_rows & swizzle_mask; }
   };
   OperandLayout layout[2];
   const OperandLayout& of(Operand op) const { return layout[int(op)]; }

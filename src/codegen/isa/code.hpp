@@ -58,6 +58,7 @@ class Code {
   void v_add_u32(Reg d, Arg x, Arg y) { op("v_add_u32", d, {x, y}); }
   void v_sub_u32(Reg d, Arg x, Arg y) { op("v_sub_u32", d, {x, y}); }
   void v_and_b32(Reg d, Arg x, Arg y) { op("v_and_b32", d, {x, y}); }
+  void v_xor_b32(Reg d, Arg x, Arg y) { op("v_xor_b32", d, {x, y}); }
   void v_or_b32(Reg d, Arg x, Arg y) { op("v_or_b32", d, {x, y}); }
   void v_lshlrev_b32(Reg d, Arg shift, Arg x) { op("v_lshlrev_b32", d, {shift, x}); }
   void v_lshrrev_b32(Reg d, Arg shift, Arg x) { op("v_lshrrev_b32", d, {shift, x}); }
