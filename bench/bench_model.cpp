@@ -26,6 +26,7 @@
 #include "foreign_kernels.hpp"
 #include "llvm_mca.hpp"
 #include "runtime/model/parameters.hpp"
+#include "steady_state.hpp"
 
 namespace {
 
@@ -161,14 +162,16 @@ int main(int argc, char** argv) {
   config.model_only = true;
   config.instant_completion = true;
   config.threads = 1;
+  config.model_timeline = true;  // one CU's slices: the steady-state MFMA utilisation
   cdna4::Device device = cdna4::Device::model(config);
   const std::optional<std::string> mca = bench::find_llvm_mca();
   fmt::print("modeled MI355X GEMM (each schedule's operand types), bf16 C (docs/model.md); model-only runs on 1 host thread\n");
   fmt::print("llvm-mca: {} on the steady-state loop body, {} iterations (docs/model.md \"llvm-mca column\")\n\n",
              mca.value_or("llvm-mca-22 not found"), kMcaIterations);
-  fmt::print("| kernel | shape | modeled TFLOP/s | published TFLOP/s | error | MFMA util. | top stalls (% of wave "
-             "time) | L2 hits | bound | modeling s | llvm-mca cycles/iter (1 wave) | llvm-mca-implied TFLOP/s |\n");
-  fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  fmt::print("| kernel | shape | modeled TFLOP/s | published TFLOP/s | error | MFMA util. | steady-state MFMA util. "
+             "(one CU) | top stalls (% of wave time) | L2 hits | bound | modeling s | llvm-mca cycles/iter (1 wave) | "
+             "llvm-mca-implied TFLOP/s |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int64_t size : sizes)
     for (const Row& row : rows) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -176,11 +179,14 @@ int main(int argc, char** argv) {
       try {
         const cdna4::ModelReport m = *row.run(device, size).model;
         const double tflops = 2.0 * double(size) * size * size / m.seconds / 1e12;
-        cells = fmt::format("{:.0f} | {} | {:.1f}% | {} | {:.0f}% | {}", tflops, published_cells(row, size, tflops),
-                            100 * m.mfma_utilization, largest_stalls(m.stalls), 100 * m.l2_hit_rate, m.bound);
+        const cdna4::tools::TimelineWindow w = cdna4::tools::steady_state_window(m);
+        const std::string steady =
+            w.steady_state ? fmt::format("{:.1f}%", 100 * cdna4::tools::steady_state_mfma_utilization(m, w)) : "-";
+        cells = fmt::format("{:.0f} | {} | {:.1f}% | {} | {} | {:.0f}% | {}", tflops, published_cells(row, size, tflops),
+                            100 * m.mfma_utilization, steady, largest_stalls(m.stalls), 100 * m.l2_hit_rate, m.bound);
       } catch (const std::exception& e) {
         const std::string what = e.what();
-        cells = fmt::format("error: {} | | | | | | |", what.substr(0, what.find('\n')));
+        cells = fmt::format("error: {} | | | | | | | |", what.substr(0, what.find('\n')));
       }
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print("| {} | {}^3 | {} | {:.2f} | {} |\n", row.name, size, cells, wall, llvm_mca_cells(mca, row, size));

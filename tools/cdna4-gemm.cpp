@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
     config.instant_completion = o.instant;
     config.threads = o.threads;
     config.model_only = o.model_only;
-    config.model_timeline = !o.trace.empty() || !o.timeline.empty();
+    config.model_timeline = o.device == "model";  // one CU's slices: the steady-state figures
     cdna4::Device device = cdna4::Device::open(o.device, config);
     cdna4::LaunchOptions launch;
     launch.max_instructions = o.max_instructions;

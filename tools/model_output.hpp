@@ -14,6 +14,7 @@
 
 #include "cdna4/error.hpp"
 #include "cdna4/model_report.hpp"
+#include "steady_state.hpp"
 
 namespace cdna4::tools {
 
@@ -33,6 +34,10 @@ inline void print_model_lines(const ModelReport& m) {
              100 * m.l2_hit_rate, m.global_latency, m.l2_seconds * 1e6, m.mall_seconds * 1e6, m.memory_seconds * 1e6,
              m.power_seconds * 1e6, m.drain_seconds * 1e6);
   fmt::print("modeled MFMA utilisation: {:.1f}%\n", 100 * m.mfma_utilization);
+  if (const TimelineWindow w = steady_state_window(m); w.steady_state)
+    fmt::print("modeled steady-state MFMA utilisation: {:.1f}% (one CU, loop trips {}-{} of {}, no power ceiling)\n",
+               100 * steady_state_mfma_utilization(m, w), w.first_trip + 1, w.first_trip + w.trip_starts.size() - 1,
+               w.trips);
   std::string line = "modeled wave time:";
   for (auto [name, share] : stall_shares(m.stalls)) line += fmt::format(" {} {:.1f}%", name, 100 * share);
   fmt::print("{}\n", line);
