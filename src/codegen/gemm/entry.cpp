@@ -102,89 +102,66 @@ int64_t operand_extent_bytes(const GemmContext& ctx, Operand op) {
   return extent_bytes(ctx.shape.stored_rows(layout, op), ctx.shape.ld(layout, op), cols, bits);
 }
 
-// K-major operands (A "t", B "n"). A 16-byte piece of every lane's fragment is
-// a 1 KiB chunk of LDS; here it holds the same elements as a [k][16 rows] tile.
-// ds_read_b64_tr_b{16,8} gives lane i of a 16-lane block column i of an n x 16
-// tile whose rows (8 bytes per lane, 16 / n lanes per row) its lanes point at:
-// n = 4 (b16) or 8 (b8) consecutive k of one row, half of the lane's piece.
-// So the chunk is 8 slabs of 128 bytes, one per (lane block b, half t), each
-// the n x 16 tile of k lane_elements * g + n * t + 0..n-1 and rows 16 c + 0..15
-// (g, c: the block's lane group and 16-row column). Slab (b, t) sits at
-// position q = 2 b + t with bits 0 and 1 swapped: one read (t fixed) then puts
-// blocks 0 and 1 (and 2 and 3) in opposite 128-byte halves of a 256-byte bank
-// row, so each half-wave's 32 x 8 bytes hit 64 distinct banks (no conflict),
-// and a lane reads at slab(b, 0) + 8 (l % 16), its second read 256 bytes on.
-// G2S lane u writes bytes 16 u of the chunk: slab position u / 8, so lane u's
-// 16 bytes are row (k) r = (u % 8) / units and columns 8 or 16 elements at
-// 16 (u % 8 % units) bytes, units = 16-byte units per slab row (2 for b16, 1).
-// Sets `row` to the lane's first row (M or N) within its MFMA block and
-// `kcol` to its k within the piece's kpack.
-void k_major_lane_position(GemmContext& ctx, Operand op, Reg row, Reg kcol) {
+// K-major rows (A "t", B "n"). A G2S part holds part_rows tile rows (M or N)
+// and all of tile_k; stored K-major that is tile_k rows of k, each C =
+// part_rows x element bytes contiguous in memory, and it sits so in LDS: a
+// G2S wave's 1 KiB is 1024 / C whole k rows (whole 128-byte lines for bf16 and
+// 8 waves). Unit u (16 bytes) of k row k sits at position u ^ swizzle(k).
+// ds_read_b64_tr_b{16,8} gives lane i of each 16-lane block column i of an n x
+// 16 tile (n = 4 b16 or 8 bytes; the block's lanes point at its rows, 16 / n
+// lanes a row): the n consecutive k of one M (N) row the lane's fragment needs,
+// two reads per 16-byte piece. A half-wave's read covers the k rows of its
+// tile rows (and of both lane groups for 16-row MFMAs) and `width` units of
+// each (the block's 16 or 32 columns); the rows that share a 256-byte bank
+// row differ in the k bits swizzle() takes (register_plan.cpp), which it maps
+// to distinct multiples of `width`, so the half-wave hits 64 distinct banks
+// (bf16 with 16-row MFMAs and 32-byte k rows, the one geometry without room,
+// keeps a 2-way conflict). The swizzled bits are all the lane's own (its tile
+// row and lane group), never a read's kpack, piece or half, so each lane has
+// one base address; a block moves it by an XOR of its first unit and, past a
+// part, an offset.
+void swizzle_of_k(GemmContext& ctx, const GemmGeometry::OperandLayout& l, Reg f, Reg k, Reg t) {
   Code& c = ctx.code;
-  const RegisterPlan& r = ctx.regs;
-  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
-  const Reg q = Reg{RegFile::v, uint16_t(r.first_fragment + 1)}, t = Reg{RegFile::v, uint16_t(r.first_fragment + 2)};
-  const int units = l.element_bits / 8, column_blocks = ctx.mfma_rows(op) / 16, tile_rows = l.chunk_elements / 2;
-  c.v_lshrrev_b32(t, imm(3), r.lane);            // slab position p
-  c.v_and_b32(q, imm(4), t);
-  c.v_bfe_u32(kcol, t, imm(1), imm(1));
-  c.v_or_b32(q, q, kcol);
-  c.v_and_b32(kcol, imm(1), t);
-  c.v_lshlrev_b32(kcol, imm(1), kcol);
-  c.v_or_b32(q, q, kcol);                        // q = 2 b + t: p with bits 0 and 1 swapped
-  c.v_and_b32(t, imm(7), r.lane);
-  c.v_lshrrev_b32(kcol, imm(log2_exact(units)), t);              // r
-  c.v_and_b32(row, imm(units - 1), t);
-  c.v_lshlrev_b32(row, imm(log2_exact(128 / l.element_bits)), row);  // 0 or 8 columns
-  c.v_and_b32(t, imm(1), q);
-  c.v_lshlrev_b32(t, imm(log2_exact(tile_rows)), t);
-  c.v_add_u32(kcol, kcol, t);                    // + n t
-  c.v_lshrrev_b32(q, imm(1), q);                 // lane block b
-  if (column_blocks > 1) {
-    c.v_and_b32(t, imm(column_blocks - 1), q);
-    c.v_lshlrev_b32(t, imm(4), t);
-    c.v_add_u32(row, row, t);                    // + 16 c
-    c.v_lshrrev_b32(q, imm(log2_exact(column_blocks)), q);
+  c.v_mov_b32(f, imm(0));
+  for (int i = 0; i < l.k_swizzle_count; ++i) {
+    c.v_bfe_u32(t, k, imm(l.k_swizzle_bits[i]), imm(1));
+    c.v_lshlrev_b32(t, imm(l.first_swizzle_unit_bit + i), t);
+    c.v_or_b32(f, f, t);
   }
-  c.v_lshlrev_b32(t, imm(log2_exact(ctx.geo.lane_elements)), q);
-  c.v_add_u32(kcol, kcol, t);                    // + lane_elements g
 }
 
-// K-major: lane l of wave w in a G2S part loads 16 bytes of the part's chunk w,
-// chunk (row block w / (kpacks * chunks), kpack (w / chunks) % kpacks, piece w
-// % chunks), at the row and k k_major_lane_position gives it.
+// Lane l of wave w in a part writes bytes b = w x 1024 + 16 l of it: k row
+// b / C, position b mod C / 16, so it loads unit position ^ swizzle(k) of that
+// k row: elements part_first + unit x 16 / size of the operand's rows.
 void g2s_k_major_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
-  const GemmGeometry& g = ctx.geo;
-  const GemmGeometry::OperandLayout& l = g.of(op);
-  const Reg row_base = r.tmp.sub(0), kcol_base = r.tmp.sub(1), ld = r.tmp.sub(2), piece = r.tmp.sub(3);
-  const Reg row = r.addr_tmp.sub(0), kcol = r.addr_tmp.sub(1);
-  c.s_lshr_b32(row_base, r.wave, imm(log2_exact(g.kpacks * l.chunks)));
-  c.s_mul_i32(row_base, row_base, imm(ctx.mfma_rows(op)));
-  c.s_add_u32(row_base, row_base, op == Operand::a ? r.tile_m0 : r.tile_n0);
-  c.s_lshr_b32(kcol_base, r.wave, imm(log2_exact(l.chunks)));
-  c.s_and_b32(kcol_base, kcol_base, imm(g.kpacks - 1));
-  c.s_mul_i32(kcol_base, kcol_base, imm(g.mfma_k));
-  c.s_and_b32(piece, r.wave, imm(l.chunks - 1));
-  c.s_mul_i32(piece, piece, imm(l.chunk_elements));
-  c.s_add_u32(kcol_base, kcol_base, piece);
-  const Reg lane_row{RegFile::v, uint16_t(r.first_fragment)};  // scratch until S2R
-  k_major_lane_position(ctx, op, lane_row, kcol);
-  c.v_add_u32(kcol, kcol_base, kcol);
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const int row_shift = log2_exact(l.k_row_bytes), bytes = l.element_bits / 8;
+  const Reg part_bytes{RegFile::v, uint16_t(r.first_fragment)}, f{RegFile::v, uint16_t(r.first_fragment + 1)},
+      t{RegFile::v, uint16_t(r.first_fragment + 2)};  // scratch until S2R
+  const Reg unit = r.addr_tmp.sub(0), column = r.addr_tmp.sub(1);
+  const Reg wave_bytes = r.tmp.sub(0), ld = r.tmp.sub(1);
+  c.s_lshl_b32(wave_bytes, r.wave, imm(10));
+  c.v_lshlrev_b32(part_bytes, imm(4), r.lane);
+  c.v_add_u32(part_bytes, wave_bytes, part_bytes);
   c.s_mov_b32(ld, imm(ctx.ld_bytes(op)));
   const int parts = op == Operand::a ? ctx.geo.parts_a : ctx.geo.parts_b;
   for (int p = 0; p < parts; ++p) {
-    const Reg addr = r.g2s_addr(op, p, ctx.geo), masked_kcol = r.g2s_kcol(op, p, ctx.geo);
-    c.v_add_u32(row, row_base, lane_row);
-    if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);
-    // K rows of ld bytes, the lane's 16 bytes at its row (M or N) column
+    const Reg addr = r.g2s_addr(op, p, ctx.geo), kcol = r.g2s_kcol(op, p, ctx.geo);
+    c.v_lshrrev_b32(kcol, imm(row_shift), part_bytes);  // k row
+    swizzle_of_k(ctx, l, f, kcol, t);
+    c.v_bfe_u32(unit, part_bytes, imm(4), imm(row_shift - 4));
+    c.v_xor_b32(unit, unit, f);
+    c.v_lshlrev_b32(column, imm(log2_exact(16 / bytes)), unit);
+    c.v_add_u32(column, op == Operand::a ? r.tile_m0 : r.tile_n0, column);
+    if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(column, imm(first), column);
     c.v_mul_lo_u32(addr, kcol, ld);
-    c.v_lshlrev_b32(masked_kcol, imm(log2_exact(l.element_bits / 8)), row);
-    c.v_add_u32(addr, addr, masked_kcol);
+    c.v_lshlrev_b32(t, imm(log2_exact(bytes)), column);
+    c.v_add_u32(addr, addr, t);
     if (ctx.needs_mask(op)) {
-      c.v_cmp_gt_i32(imm(ctx.rows(op)), row);
-      c.v_cndmask_b32(masked_kcol, r.no_column, kcol);
+      c.v_cmp_gt_i32(imm(ctx.rows(op)), column);
+      c.v_cndmask_b32(kcol, r.no_column, kcol);
     }
   }
 }
@@ -289,8 +266,45 @@ void g2s_row_major_addresses(GemmContext& ctx, Operand op) {
   }
 }
 
-// ds_read address of the wave's first fragment in each slot; fragments
-// of (block j, kpack) sit at (j * kpacks + kpack) KiB from it.
+// K-major rows: lane l of 16-lane block b reads tile row l % 16 / G (G = 16 / n
+// lanes a row) of its block's n x 16 tile, at column n (l % G): k row
+// lane_elements x g + that row (g: the block's lane group), column 16 c + n (l %
+// G) of the wave's first block (c: the block's 16-column half of a 32-row
+// MFMA), in the part that holds the wave's first row.
+void k_major_read_base(GemmContext& ctx, Operand op, Reg lane_offset) {
+  Code& c = ctx.code;
+  const RegisterPlan& r = ctx.regs;
+  const GemmGeometry::OperandLayout& l = ctx.geo.of(op);
+  const int n = 64 / l.element_bits, bytes = l.element_bits / 8, rows16 = ctx.mfma_rows(op) / 16;
+  const Reg k{RegFile::v, uint16_t(r.first_fragment)}, column{RegFile::v, uint16_t(r.first_fragment + 1)},
+      f{RegFile::v, uint16_t(r.first_fragment + 2)}, t{RegFile::v, uint16_t(r.first_fragment + 3)};
+  const Reg first_row = r.tmp.sub(0), part_offset = r.tmp.sub(1), first_unit = r.tmp.sub(2), row_bytes = r.tmp.sub(3);
+  c.v_bfe_u32(t, r.lane, imm(4), imm(2));                        // lane block b
+  c.v_lshrrev_b32(k, imm(log2_exact(rows16)), t);                // g
+  c.v_lshlrev_b32(k, imm(log2_exact(ctx.geo.lane_elements)), k);
+  c.v_bfe_u32(column, r.lane, imm(log2_exact(16 / n)), imm(log2_exact(n)));  // tile row
+  c.v_add_u32(k, k, column);
+  c.v_and_b32(column, imm(rows16 - 1), t);                       // c
+  c.v_lshlrev_b32(column, imm(4), column);
+  c.v_and_b32(t, imm(16 / n - 1), r.lane);
+  c.v_lshlrev_b32(t, imm(log2_exact(n)), t);
+  c.v_add_u32(column, column, t);                                // column in the block
+  c.v_lshlrev_b32(column, imm(log2_exact(bytes)), column);       // its bytes
+  c.s_mul_i32(first_row, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.mfma_rows(op)));
+  c.s_lshr_b32(part_offset, first_row, imm(log2_exact(l.part_rows)));
+  c.s_mul_i32(part_offset, part_offset, imm(ctx.schedule.waves * 1024));
+  c.s_and_b32(first_unit, first_row, imm(l.part_rows - 1));
+  c.s_mul_i32(first_unit, first_unit, imm(bytes));
+  c.v_add_u32(column, first_unit, column);                       // bytes into the k row
+  swizzle_of_k(ctx, l, f, k, t);
+  c.v_lshlrev_b32(f, imm(4), f);
+  c.v_xor_b32(column, column, f);
+  c.s_mov_b32(row_bytes, imm(l.k_row_bytes));
+  c.v_mul_lo_u32(lane_offset, row_bytes, k);
+  c.v_add3_u32(lane_offset, part_offset, lane_offset, column);
+}
+
+// ds_read address of the lane's part of the wave's first fragment, per slot.
 void lds_lane_addresses(GemmContext& ctx, Operand op) {
   Code& c = ctx.code;
   const RegisterPlan& r = ctx.regs;
@@ -305,7 +319,9 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
     c.s_mov_b32(k, imm(ctx.geo.fragment_regs(op) * 4));
     c.v_mul_lo_u32(r.addr_tmp.sub(1), k, r.lane_kgroup);
     c.v_add_u32(lane_offset, lane_offset, r.addr_tmp.sub(1));
-  } else if (l.swizzled_rows) {
+  } else if (l.k_major) {
+    k_major_read_base(ctx, op, lane_offset);
+  } else {  // swizzled rows
     // Row r = the wave's first + l % mfma_rows, at unit swizzle(r) ^ the lane
     // group's first unit; a read adds its kpack's and piece's units with an XOR.
     const Reg t = r.addr_tmp.sub(1);
@@ -318,23 +334,6 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
     c.v_xor_b32(t, t, group_unit);
     c.v_lshlrev_b32(t, imm(4), t);
     c.v_add_u32(lane_offset, lane_offset, t);
-  } else {
-    c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n,
-                imm(ctx.blocks(op) * ctx.geo.kpacks * l.chunks * 1024));
-    if (l.k_major) {  // slab (b, 0) of lane block b = l / 16 at 128 (4 (b / 2) + b % 2), + 8 (l % 16)
-      const Reg t = r.addr_tmp.sub(1);
-      c.v_and_b32(lane_offset, imm(15), r.lane);
-      c.v_lshlrev_b32(lane_offset, imm(3), lane_offset);
-      c.v_bfe_u32(t, r.lane, imm(4), imm(1));
-      c.v_lshlrev_b32(t, imm(7), t);
-      c.v_add_u32(lane_offset, lane_offset, t);
-      c.v_bfe_u32(t, r.lane, imm(5), imm(1));
-      c.v_lshlrev_b32(t, imm(9), t);
-      c.v_add_u32(lane_offset, lane_offset, t);
-    } else {
-      c.v_lshlrev_b32(lane_offset, imm(4), r.lane);
-    }
-    c.v_add_u32(lane_offset, wave_offset, lane_offset);
   }
   for (int slot = 0; slot < s.lds_buffers; ++slot)
     c.v_add_u32(r.lds_addr(op, slot, s.lds_buffers), imm(lds_offset(s, op, 0, slot)), lane_offset);

@@ -57,34 +57,40 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
     return;
   }
   const int chunks = l.chunks;
-  if (l.swizzled_rows) {  // entry.cpp "Swizzled rows": the kpack's and piece's unit by XOR, the block by offset
-    for (int kp = kps.begin; kp < kps.end; ++kp)
-      for (int h = 0; h < chunks; ++h) {
-        const int unit = (kp * ctx.geo.mfma_k + h * l.chunk_elements) / l.chunk_elements;
-        Reg addr = base;
-        if (unit) {
-          addr = ctx.regs.addr_tmp.sub(ctx.g2s_turn ^= 1);
-          ctx.code.v_xor_b32(addr, imm(16 * unit), base);
-        }
-        for (int j = blocks.begin; j < blocks.end; ++j)
-          ctx.code.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4), addr,
-                                j * ctx.mfma_rows(op.operand) * l.tile_row_bytes);
+  Code& c = ctx.code;
+  if (l.k_major) {  // entry.cpp "K-major rows": the block by XOR of its first unit (and a part offset), k by offset
+    const int rows = ctx.mfma_rows(op.operand), n = 64 / l.element_bits, bytes = l.element_bits / 8;
+    for (int j = blocks.begin; j < blocks.end; ++j) {
+      const int first = j * rows, unit = first % l.part_rows * bytes / 16;
+      const int part_offset = first / l.part_rows * ctx.schedule.waves * 1024;
+      Reg addr = base;
+      if (unit) {
+        addr = ctx.regs.addr_tmp.sub(ctx.g2s_turn ^= 1);
+        c.v_xor_b32(addr, imm(16 * unit), base);
       }
+      for (int kp = kps.begin; kp < kps.end; ++kp)
+        for (int h = 0; h < chunks; ++h)
+          for (int half = 0; half < 2; ++half) {
+            const int k = kp * ctx.geo.mfma_k + h * l.chunk_elements + half * n;
+            c.ds_read_b64_tr(l.element_bits, ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h + 2 * half, 2),
+                             addr, part_offset + k * l.k_row_bytes);
+          }
+    }
     return;
   }
+  // entry.cpp "Swizzled rows": the kpack's and piece's unit by XOR, the block by offset
   for (int kp = kps.begin; kp < kps.end; ++kp)
-    for (int j = blocks.begin; j < blocks.end; ++j)
-      for (int h = 0; h < chunks; ++h) {
-        const Reg piece = ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4);
-        const int offset = ((j * ctx.geo.kpacks + kp) * chunks + h) * 1024;
-        if (!l.k_major) {
-          ctx.code.ds_read_b128(piece, base, offset);
-          continue;
-        }
-        // entry.cpp (k_major_lane_position): the piece's halves are slabs 256 bytes apart
-        ctx.code.ds_read_b64_tr(l.element_bits, piece.sub(0, 2), base, offset);
-        ctx.code.ds_read_b64_tr(l.element_bits, piece.sub(2, 2), base, offset + 256);
+    for (int h = 0; h < chunks; ++h) {
+      const int unit = (kp * ctx.geo.mfma_k + h * l.chunk_elements) / l.chunk_elements;
+      Reg addr = base;
+      if (unit) {
+        addr = ctx.regs.addr_tmp.sub(ctx.g2s_turn ^= 1);
+        c.v_xor_b32(addr, imm(16 * unit), base);
       }
+      for (int j = blocks.begin; j < blocks.end; ++j)
+        c.ds_read_b128(ctx.regs.fragment(ctx.geo, version, op.operand, kp, j).sub(4 * h, 4), addr,
+                       j * ctx.mfma_rows(op.operand) * l.tile_row_bytes);
+    }
 }
 
 // f8f6f4 MFMAs: cbsz / blgp name A's and B's format (fp8, code 0, is the default).

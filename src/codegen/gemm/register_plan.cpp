@@ -1,6 +1,8 @@
 #include "codegen/gemm/register_plan.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -53,6 +55,23 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
     g.layout[int(op)] = {bits, fragment_bytes(s, op) / 4, rows ? 0 : fragment_chunks(s, op), rows ? 0 : 128 / bits,
                          rows, m.k * bits / 8, kmajor, !rows && !kmajor, tile_row_bytes,
                          std::max(1, 256 / tile_row_bytes), std::min(tile_row_bytes / 16, 16) - 1};
+  }
+  for (Operand op : {Operand::a, Operand::b}) {
+    GemmGeometry::OperandLayout& l = g.layout[int(op)];
+    if (!l.k_major) continue;
+    // Rows of k that one half-wave's transposing read reaches and that share a
+    // 256-byte bank row get distinct unit ranges (entry.cpp, "K-major rows").
+    const int bytes = l.element_bits / 8, rows16 = (op == Operand::a ? m.m : m.n) / 16;
+    l.part_rows = s.waves * 1024 / (s.tile_k * bytes);
+    l.k_row_bytes = l.part_rows * bytes;
+    const int units = l.k_row_bytes / 16, bank_row_bits = std::countr_zero(unsigned(std::max(1, 256 / l.k_row_bytes)));
+    const int width = bytes * rows16, tile_row_bits = std::countr_zero(unsigned(64 / l.element_bits));
+    l.first_swizzle_unit_bit = std::countr_zero(unsigned(width));
+    std::vector<int> varying;
+    for (int bit = bank_row_bits; bit < tile_row_bits; ++bit) varying.push_back(bit);
+    if (rows16 == 1) varying.push_back(std::countr_zero(unsigned(g.lane_elements)));
+    for (int bit : varying)
+      if ((width << (l.k_swizzle_count + 1)) <= units && l.k_swizzle_count < 4) l.k_swizzle_bits[l.k_swizzle_count++] = bit;
   }
   g.register_versions = 1;
   for (size_t i = 0; i < s.ops.size(); ++i)

@@ -29,8 +29,8 @@ struct GemmGeometry {
     // Rows (6-bit types): the tile as [kpack][row][row_bytes], read with three ds_read_b64.
     bool row_major;
     int row_bytes;           // K bytes of one row in one kpack
-    // K-major (A "t", B "n"): a piece holds the same elements as [k][16 rows],
-    // read with two ds_read_b64_tr_b{16,8} (entry.cpp says where each k sits).
+    // K-major (A "t", B "n"): a part as [k][part rows], k_row_bytes a k, read
+    // with ds_read_b64_tr_b{16,8} (entry.cpp, "K-major rows").
     bool k_major;
     // K contiguous, 4 to 16 bits: the tile as its rows of tile_row_bytes, 16-byte
     // unit u of row r at position u ^ swizzle(r) (entry.cpp, "Swizzled rows").
@@ -38,7 +38,10 @@ struct GemmGeometry {
     int tile_row_bytes;
     int swizzle_rows;        // rows that share one swizzle value (256 / tile_row_bytes, at least 1)
     int swizzle_mask;        // swizzle values: min(units per row, 16) - 1
-    int swizzle_of(int row) const { return row / swizzle_rows & swizzle_mask; }
+    // K-major: rows of a part, bytes of its k row, and the k bits of the swizzle.
+    int part_rows = 0, k_row_bytes = 0;
+    int k_swizzle_bits[4] = {};  // unit bit first_swizzle_unit_bit + i = bit k_swizzle_bits[i] of k
+    int k_swizzle_count = 0, first_swizzle_unit_bit = 0;
   };
   OperandLayout layout[2];
   const OperandLayout& of(Operand op) const { return layout[int(op)]; }
