@@ -64,14 +64,19 @@ std::vector<std::pair<std::string, DataType>> detail::operand_types() {
 
 const gfx950::MfmaInfo& detail::mfma_info(MfmaKind kind) { return *gfx950::find_mfma(mfma_shape(kind).mnemonic); }
 
+// The verifier's simulation asks for the shape per op and step: looked up once per kind.
 MfmaShape mfma_shape(MfmaKind kind) {
-  for (const auto& [name, k] : detail::mfma_kinds())
-    if (k == kind) {
+  static const std::vector<MfmaShape> shapes = [] {
+    std::vector<MfmaShape> out(detail::mfma_kinds().size());
+    for (const auto& [name, k] : detail::mfma_kinds()) {
       const gfx950::MfmaInfo* row = gfx950::find_mfma(name);
       if (!row) throw Error(fmt::format("{} is not in the MFMA table (common/mfma_table.hpp)", name));
-      return {row->m, row->n, row->k, row->mnemonic.data()};
+      out.at(size_t(k)) = {row->m, row->n, row->k, row->mnemonic.data()};
     }
-  throw Error("unknown MFMA kind");
+    return out;
+  }();
+  if (size_t(kind) >= shapes.size()) throw Error("unknown MFMA kind");
+  return shapes[size_t(kind)];
 }
 
 const char* to_string(OpKind kind) {
