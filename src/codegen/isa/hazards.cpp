@@ -127,15 +127,15 @@ HazardFacts HazardFacts::of(const Instruction& i) {
 
 const std::vector<HazardRule>& gfx950_hazard_rules() {
   static const std::vector<HazardRule> rules = {
-      {"xdl-write/valu-vmem-ds-access", xdl_write_then_non_xdl_access},
-      {"xdl-write/xdl-srcab", xdl_write_then_xdl_src_ab},
-      {"xdl-write/xdl-srcc", xdl_write_then_xdl_src_c},
-      {"xdl-srcc-read/valu-write", xdl_read_src_c_then_valu_write},
-      {"valu-write-vgpr/xdl-read", valu_write_vgpr_then_xdl_read},
-      {"valu-write-sgpr/vmem-read", valu_write_sgpr_then_vmem_read},
-      {"readlane-write-sgpr/valu-read", readlane_write_sgpr_then_valu_read},
-      {"salu-write-m0/lds-dma", salu_write_m0_then_lds_dma},
-      {"trans-write/valu-read", trans_write_then_valu_read},
+      {"xdl-write/valu-vmem-ds-access", HazardFacts::mfma, xdl_write_then_non_xdl_access},
+      {"xdl-write/xdl-srcab", HazardFacts::mfma, xdl_write_then_xdl_src_ab},
+      {"xdl-write/xdl-srcc", HazardFacts::mfma, xdl_write_then_xdl_src_c},
+      {"xdl-srcc-read/valu-write", HazardFacts::mfma, xdl_read_src_c_then_valu_write},
+      {"valu-write-vgpr/xdl-read", HazardFacts::valu, valu_write_vgpr_then_xdl_read},
+      {"valu-write-sgpr/vmem-read", HazardFacts::valu, valu_write_sgpr_then_vmem_read},
+      {"readlane-write-sgpr/valu-read", HazardFacts::valu, readlane_write_sgpr_then_valu_read},
+      {"salu-write-m0/lds-dma", HazardFacts::salu, salu_write_m0_then_lds_dma},
+      {"trans-write/valu-read", HazardFacts::valu, trans_write_then_valu_read},
   };
   return rules;
 }
@@ -143,8 +143,10 @@ const std::vector<HazardRule>& gfx950_hazard_rules() {
 namespace {
 
 HazardNeed need_between(const HazardFacts& p, const HazardFacts& c) {
+  static const std::vector<HazardRule>& rules = gfx950_hazard_rules();
   HazardNeed need;
-  for (const auto& rule : gfx950_hazard_rules()) {
+  for (const auto& rule : rules) {
+    if (rule.producer != p.cls) continue;
     const int w = rule.required(p, c);
     if (w > need.wait_states) need = {w, rule.name};
   }
@@ -182,6 +184,7 @@ struct History {
     const HazardFacts* facts;
     int age;       // wait states issued after it
     int lifetime;  // the longest wait any rule can ask after it
+    bool operator==(const Entry&) const = default;
   };
   std::vector<Entry> entries;
 
@@ -233,13 +236,17 @@ Code insert_hazard_nops(Code code) {
     if (code.lines[n].kind == Line::Kind::instruction) facts[n] = HazardFacts::of(code.lines[n].inst);
   // Each walk sees the previous walk's loop tails at the loop heads; waits only
   // grow, so a few walks reach the fixed point.
+  // A walk's waits depend only on the tails it starts from, so once a walk
+  // ends with the tails it started from, another would repeat it.
   std::map<std::string, History> tails;
   std::vector<int> nops;
   for (int walk = 0; walk < 8; ++walk) {
     std::map<std::string, History> new_tails;
-    std::vector<int> next = one_walk(code, facts, tails, new_tails);
-    const bool stable = next == nops;
-    nops = std::move(next);
+    nops = one_walk(code, facts, tails, new_tails);
+    const bool stable = new_tails.size() == tails.size() &&
+                        std::equal(new_tails.begin(), new_tails.end(), tails.begin(), [](const auto& x, const auto& y) {
+                          return x.first == y.first && x.second.entries == y.second.entries;
+                        });
     tails = std::move(new_tails);
     if (stable || tails.empty()) break;
   }

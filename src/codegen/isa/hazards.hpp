@@ -25,6 +25,7 @@ struct HazardFacts {
 
 struct HazardRule {
   const char* name;
+  HazardFacts::Class producer;  // the rule applies only after instructions of this class
   // Wait states needed between `producer` and `consumer`; 0 when the rule does not apply.
   int (*required)(const HazardFacts& producer, const HazardFacts& consumer);
 };
