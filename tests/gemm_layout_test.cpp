@@ -112,7 +112,8 @@ TEST_CASE("a K-major operand is read with transposing LDS reads, two per 16-byte
 // of lanes a clock) of every LDS read the first workgroup executes.
 TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout][model]") {
   for (const char* file : {"baseline_256x256x64_w8.json", "pingpong_256x256x64_w8.json",
-                           "baseline_fp8_256x256x128_w8.json", "pingpong_fp8_256x256x128_w8.json"}) {
+                           "baseline_fp8_256x256x128_w8.json", "pingpong_fp8_256x256x128_w8.json",
+                           "tilelang_ns2_128x128x64_w4.json", "twocluster_ns3_256x256x32_w8.json"}) {
     const Schedule s = load_schedule(schedule_test::schedules_dir() + file);
     for (Layout layout : kLayouts) {
       INFO(fmt::format("{}, layout {}", s.name, to_string(layout)));
