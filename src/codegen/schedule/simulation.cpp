@@ -44,7 +44,18 @@ class Simulation {
 
   void run() {
     for (int g = 0; g < s_.pingpong_groups; ++g) streams_[g] = expand(s_, k_tiles_, g);
-    parts_ = std::max(g2s_parts(s_, Operand::a), g2s_parts(s_, Operand::b));
+    // Geometry the walks ask per instance, worked out once per op (and wave).
+    kpacks_ = kpacks(s_);
+    g2s_parts_[0] = g2s_parts(s_, Operand::a);
+    g2s_parts_[1] = g2s_parts(s_, Operand::b);
+    parts_ = std::max(g2s_parts_[0], g2s_parts_[1]);
+    ds_reads_.assign(s_.ops.size(), 0);
+    parts_read_.assign(s_.ops.size() * size_t(s_.waves), {});
+    for (size_t i = 0; i < s_.ops.size(); ++i) {
+      if (s_.ops[i].kind != OpKind::s2r) continue;
+      ds_reads_[i] = ds_reads(s_, s_.ops[i]);
+      for (int w = 0; w < s_.waves; ++w) parts_read_[i * size_t(s_.waves) + size_t(w)] = parts_read(s_, s_.ops[i], w);
+    }
     waves_.resize(s_.waves);
     for (int w = 0; w < s_.waves; ++w) run_wave(w);
     for (int v = 0; v < s_.waves; ++v) check_reads(v);
@@ -55,7 +66,7 @@ class Simulation {
   int tile_index(int operand, int part, int k) const { return (operand * parts_ + part) * k_tiles_ + k; }
   int slot_index(int operand, int part, int slot) const { return (operand * parts_ + part) * s_.lds_buffers + slot; }
   int unit_index(int operand, int kpack, int half, int k) const {
-    return ((operand * kpacks(s_) + kpack) * 2 + half) * k_tiles_ + k;
+    return ((operand * kpacks_ + kpack) * 2 + half) * k_tiles_ + k;
   }
 
   const ScheduleOp& op_at(const Wave& w, int index) const { return s_.ops[(*w.stream)[index].op]; }
@@ -78,7 +89,7 @@ class Simulation {
   template <typename F>
   void for_units(const ScheduleOp& op, Operand o, F&& f) const {
     const std::optional<int>& half = o == Operand::a ? op.m_half : op.n_half;
-    for (int c = 0; c < kpacks(s_); ++c) {
+    for (int c = 0; c < kpacks_; ++c) {
       if (op.kpack && *op.kpack != c) continue;
       for (int h = 0; h < 2; ++h)
         if (!half || *half == h) f(c, h);
@@ -92,7 +103,7 @@ class Simulation {
     w.events.resize(w.stream->size());
     std::deque<int> vm;                  // G2S in flight, issue order
     std::deque<std::pair<int, bool>> lgkm;  // ds_reads in flight: (S2R index, is its last)
-    std::vector<int> latest_s2r(size_t(2 * kpacks(s_) * 2 * k_tiles_), -1);  // [operand][kpack][half][k]
+    std::vector<int> latest_s2r(size_t(2 * kpacks_ * 2 * k_tiles_), -1);  // [operand][kpack][half][k]
     w.write_of_tile.assign(size_t(2 * parts_ * k_tiles_), -1);
     w.writes_to_slot.assign(size_t(2 * parts_ * s_.lds_buffers), {});
     int epoch = 0;
@@ -119,7 +130,7 @@ class Simulation {
         case OpKind::barrier: ++epoch; break;
         case OpKind::g2s: {
           vm.push_back(t);
-          if (op.part < 0 || op.part >= g2s_parts(s_, op.operand)) break;  // a static g2s-coverage finding
+          if (op.part < 0 || op.part >= g2s_parts_[operand]) break;  // a static g2s-coverage finding
           int& written = w.write_of_tile[tile_index(operand, op.part, inst.k)];
           if (written >= 0)
             add("g2s-coverage", inst.op, fmt::format("{}: part {}[{}] of tile k={} is loaded twice", where(w, t), to_string(op.operand), op.part, inst.k));
@@ -129,7 +140,7 @@ class Simulation {
           break;
         }
         case OpKind::s2r: {
-          const int n = ds_reads(s_, op);
+          const int n = ds_reads_[size_t(inst.op)];
           for (int j = 0; j < n; ++j) lgkm.emplace_back(t, j == n - 1);
           for_units(op, op.operand, [&](int c, int h) { latest_s2r[unit_index(operand, c, h, inst.k)] = t; });
           break;
@@ -174,7 +185,7 @@ class Simulation {
       const ScheduleOp& op = s_.ops[inst.op];
       const Event& read = reader.events[t];
       const int slot = inst.k % s_.lds_buffers;
-      for (int p : parts_read(s_, op, v))
+      for (int p : parts_read_[size_t(inst.op) * size_t(s_.waves) + size_t(v)])
         for (const Wave& writer : waves_) {
           check_raw(reader, t, writer, p, slot);
           check_war(reader, t, read, writer, p, slot);
@@ -248,6 +259,9 @@ class Simulation {
   std::set<std::pair<std::string, int>> reported_;
   std::vector<OpInstance> streams_[2];
   int parts_ = 0;  // the larger operand's G2S part count
+  int kpacks_ = 0, g2s_parts_[2] = {};
+  std::vector<int> ds_reads_;                 // per op (S2R)
+  std::vector<std::vector<int>> parts_read_;  // [op][wave] (S2R)
   std::vector<Wave> waves_;
 };
 
