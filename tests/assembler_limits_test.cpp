@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/schedule/geometry.hpp"
 #include "cdna4/error.hpp"
 #include "codegen/assembler.hpp"
 #include "support/errors.hpp"

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "codegen/schedule/geometry.hpp"
 #include "cdna4/gemm.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"

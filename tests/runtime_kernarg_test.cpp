@@ -166,7 +166,7 @@ TEST_CASE("kernarg: hidden args of a clang-22 HIP kernel land where its code rea
   Kernel kernel = Kernel::from_hsaco(test::compile_foreign_hip("vector_add"));
   const KernelInfo& info = kernel.info();
   CHECK(info.name == "vector_add");
-  REQUIRE(rt::explicit_args(info).size() == 4);
+  REQUIRE(explicit_args(info).size() == 4);
   auto g = rt::dispatch_geometry(info, {4}, {128}, GridUnit::Workgroups);
   auto bytes = rt::build_kernarg(info, {Arg::pointer(1), Arg::pointer(2), Arg::pointer(3), 512}, g, {});
   CHECK(bytes.size() >= info.md_kernarg_size);

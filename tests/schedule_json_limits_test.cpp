@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/schedule/geometry.hpp"
 #include "schedule_test_support.hpp"
 
 using namespace cdna4;

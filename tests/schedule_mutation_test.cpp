@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "codegen/schedule/geometry.hpp"
 #include "schedule_mutants.hpp"
 #include "schedule_reference_model.hpp"
 #include "schedule_test_support.hpp"

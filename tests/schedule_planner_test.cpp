@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "codegen/schedule/geometry.hpp"
+#include "verify_cli.hpp"
 #include "schedule_test_support.hpp"
 
 using namespace cdna4;
@@ -131,12 +133,12 @@ TEST_CASE("geometry of the 256x256x64 8-wave tile", "[schedule][geometry]") {
 
 TEST_CASE("verify CLI prints the verdict and the planned schedule", "[schedule][cli]") {
   std::ostringstream out;
-  CHECK(run_verify_cli(schedule_test::schedules_dir() + "tilelang_ns2_128x128x64_w4.json", out) == 0);
+  CHECK(cdna4::tools::run_verify_cli(schedule_test::schedules_dir() + "tilelang_ns2_128x128x64_w4.json", out) == 0);
   CHECK_THAT(out.str(), Catch::Contains("accepted") && Catch::Contains("\"op\": \"barrier\", \"stage\": 1, \"order\": 8, \"phase\": 0, \"vmcnt\": 8"));
   std::ostringstream bad;
-  CHECK(run_verify_cli(schedule_test::schedules_dir() + "fixtures/seed001_interleave4_buggy.json", bad) == 3);
+  CHECK(cdna4::tools::run_verify_cli(schedule_test::schedules_dir() + "fixtures/seed001_interleave4_buggy.json", bad) == 3);
   CHECK_THAT(bad.str(), Catch::Contains("rejected") && Catch::Contains("write-after-read race"));
   std::ostringstream missing;
-  CHECK(run_verify_cli("/nonexistent.json", missing) == 1);
+  CHECK(cdna4::tools::run_verify_cli("/nonexistent.json", missing) == 1);
   CHECK_THAT(missing.str(), Catch::Contains("cannot open"));
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "codegen/schedule/geometry.hpp"
 #include "schedule_test_support.hpp"
 
 using namespace cdna4;

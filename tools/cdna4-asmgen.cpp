@@ -16,8 +16,8 @@
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/schedule.hpp"
-#include "codegen/assembler.hpp"
-#include "codegen/gemm/loop_picture.hpp"
+#include "cdna4/assembler.hpp"
+#include "verify_cli.hpp"
 #include "cli_conventions.hpp"
 #include "input_file.hpp"
 
@@ -171,11 +171,11 @@ int compile_schedule(const Options& o) {
   if (o.emit == "asm") write_text(o.output, k.assembly);
   else if (o.emit == "hsaco") write_bytes(o.output, k.kernel.hsaco());
   else if (o.emit == "metadata") write_text(o.output, k.kernel.code_object().metadata_yaml());
-  else write_bytes(o.output, cdna4::codegen::assemble(k.assembly, o.input));
+  else write_bytes(o.output, cdna4::assemble_text(k.assembly, o.input));
   print_summary(k);
   fmt::print("wrote {} ({})\n", o.output, o.emit);
   if (o.picture) {
-    const std::string picture = cdna4::codegen::steady_loop_picture(k.assembly);
+    const std::string picture = cdna4::steady_loop_picture(k.assembly);
     fmt::print("{}", picture.empty() ? "no steady-state loop at this K (too few tiles)\n" : picture);
   }
   if (o.print_metadata) print_metadata(k.kernel.code_object());
@@ -185,17 +185,17 @@ int compile_schedule(const Options& o) {
 int main(int argc, char** argv) {
   try {
     Options o = parse(argc, argv);
-    if (!o.verify.empty()) return cdna4::run_verify_cli(o.verify, std::cout);  // 0, 1 not a schedule, 3 rejected
+    if (!o.verify.empty()) return cdna4::tools::run_verify_cli(o.verify, std::cout);  // 0, 1 not a schedule, 3 rejected
     if (ends_with(o.input, ".json")) return compile_schedule(o);
     const std::string text = read_text(o.input);
     const auto t0 = std::chrono::steady_clock::now();
-    cdna4::codegen::TextAssemblyOptions text_options;  // a file given here may include its neighbours
+    cdna4::TextAssemblyOptions text_options;  // a file given here may include its neighbours
     text_options.allow_file_directives = true;
     text_options.include_dir = std::filesystem::absolute(o.input).parent_path().string();
-    auto object = cdna4::codegen::assemble(text, o.input, text_options);
+    auto object = cdna4::assemble_text(text, o.input, text_options);
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<uint8_t> out = object;
-    if (o.emit == "hsaco" || o.emit == "metadata") out = cdna4::codegen::link_hsaco(object);
+    if (o.emit == "hsaco" || o.emit == "metadata") out = cdna4::link_code_object(object);
     const auto t2 = std::chrono::steady_clock::now();
     if (o.emit == "metadata") write_text(o.output, cdna4::CodeObject::read(out).metadata_yaml());
     else write_bytes(o.output, out);
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
                o.emit == "hsaco" ? fmt::format(", link {:.2f} ms", ms(t1, t2)) : "");
     if (o.print_metadata) {
       if (o.emit == "obj") throw cdna4::Error("--print-metadata needs a linked code object, not --emit obj");
-      print_metadata(cdna4::CodeObject::read(o.emit == "hsaco" ? out : cdna4::codegen::link_hsaco(object)));
+      print_metadata(cdna4::CodeObject::read(o.emit == "hsaco" ? out : cdna4::link_code_object(object)));
     }
     return 0;
   } catch (const UsageError& e) {

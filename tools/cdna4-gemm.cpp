@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -22,7 +23,6 @@
 #include "cli_conventions.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
-#include "common/checked.hpp"
 #include "input_file.hpp"
 #include "model_output.hpp"
 #include "report_output.hpp"
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
     const bool strided = o.stride_a || o.stride_b || o.stride_c;
     cdna4::GemmShape padded = shape;  // strided: the files as they are, K not padded
     const int granule = cdna4::k_granule(schedule);
-    if (!strided) padded.k = cdna4::checked::round_up<int64_t>(k, granule).value_or(k);
+    if (!strided && k <= INT64_MAX - granule) padded.k = (k + granule - 1) / granule * granule;
     padded.out = out;
     padded.batch = int64_t(o.batch);
     padded.stride_a = int64_t(o.stride_a);

@@ -22,7 +22,6 @@
 #include "report_output.hpp"
 #include "model_output.hpp"
 #include "timeline_svg.hpp"
-#include "runtime/kernarg.hpp"
 
 namespace {
 
@@ -213,7 +212,7 @@ const ArgSlot& find_slot(const std::vector<ArgSlot>& slots, const std::string& k
   for (const ArgSlot& s : slots)
     if (s.matches(key)) return s;
   std::string known;
-  for (const ArgSlot& s : slots) known += (known.empty() ? "" : ", ") + cdna4::rt::describe_arg(*s.arg, s.position);
+  for (const ArgSlot& s : slots) known += (known.empty() ? "" : ", ") + cdna4::describe_arg(*s.arg, s.position);
   throw UsageError(fmt::format("{} {}: no such argument; the kernel's arguments are: {}", flag, key,
                                known.empty() ? "none" : known));
 }
@@ -340,8 +339,8 @@ void list_kernels(const std::string& path) {
   for (const cdna4::KernelInfo& k : code.kernels()) {
     fmt::print("{}: kernarg {} bytes, LDS {} bytes, max workgroup {}\n", k.name, k.kernarg_bytes(),
                k.group_segment_fixed_size, k.max_flat_workgroup_size);
-    auto args = cdna4::rt::explicit_args(k);
-    for (size_t i = 0; i < args.size(); ++i) fmt::print("  {}\n", cdna4::rt::describe_arg(*args[i], i));
+    auto args = cdna4::explicit_args(k);
+    for (size_t i = 0; i < args.size(); ++i) fmt::print("  {}\n", cdna4::describe_arg(*args[i], i));
   }
 }
 
@@ -427,7 +426,7 @@ int run(const Options& o) {
   cdna4::Kernel kernel = cdna4::Kernel::from_file(o.hsaco, o.kernel);
   if (o.kernarg_file || o.kernarg_size) return run_raw(o, kernel);
   std::vector<ArgSlot> slots;
-  auto explicit_args = cdna4::rt::explicit_args(kernel.info());
+  auto explicit_args = cdna4::explicit_args(kernel.info());
   if (explicit_args.empty() && kernel.info().kernarg_bytes() > 0)
     throw Error(fmt::format("kernel {} has a kernarg segment but no argument metadata; cdna4-run needs "
                             "the metadata's .args to place arguments, or a raw block (--kernarg or --kernarg-size)", kernel.name()));
@@ -440,7 +439,7 @@ int run(const Options& o) {
     for (const auto& [key, value] : given) {
       const ArgSlot& s = find_slot(slots, key, flag);
       if (s.is_buffer() != buffer)
-        throw UsageError(fmt::format("{} {}: argument {} is {}", flag, key, cdna4::rt::describe_arg(*s.arg, s.position),
+        throw UsageError(fmt::format("{} {}: argument {} is {}", flag, key, cdna4::describe_arg(*s.arg, s.position),
                                      buffer ? "not a buffer (use --arg)" : "a buffer (use --buf)"));
       if (!into.emplace(s.position, value).second)
         throw UsageError(fmt::format("{} names argument #{} twice", flag, s.position));
@@ -455,7 +454,7 @@ int run(const Options& o) {
   std::vector<cdna4::Arg> args;
   std::map<size_t, cdna4::Buffer> buffers;
   for (const ArgSlot& s : slots) {
-    std::string label = cdna4::rt::describe_arg(*s.arg, s.position);
+    std::string label = cdna4::describe_arg(*s.arg, s.position);
     if (!s.is_buffer()) {
       if (!arg_of.count(s.position)) throw UsageError(fmt::format("argument {} needs --arg", label));
       args.push_back(scalar(*s.arg, arg_of[s.position], label));

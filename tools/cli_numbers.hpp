@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
-#include "common/checked.hpp"
 
 namespace cdna4::tools {
 
@@ -46,10 +45,9 @@ uint64_t parse_size(std::string_view text, std::string_view flag, uint64_t max =
     }
     if (scale != 1) number.remove_suffix(1);
   }
-  const auto bytes = checked::mul(parse_unsigned<Failure>(number, flag), scale);
-  if (!bytes || *bytes > max)
-    throw Failure(fmt::format("{}: '{}' is too large (at most {} bytes)", flag, text, max));
-  return *bytes;
+  const uint64_t count = parse_unsigned<Failure>(number, flag);
+  if (count > max / scale) throw Failure(fmt::format("{}: '{}' is too large (at most {} bytes)", flag, text, max));
+  return count * scale;
 }
 
 // "0.5", "30", "1e3" -> seconds, 0 to 1e9 (0 usually means "no limit").

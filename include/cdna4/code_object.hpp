@@ -85,4 +85,9 @@ class CodeObject {
   std::string metadata_yaml_;
 };
 
+// The metadata args a launch supplies, in order (those whose kind is not hidden_*).
+std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel);
+// "#2 (n, by_value, 4 bytes at offset 8)", for messages.
+std::string describe_arg(const KernelArg& arg, size_t position);
+
 }  // namespace cdna4

@@ -152,6 +152,11 @@ GemmRun run_gemm_shaped(Device& device, const Schedule& schedule, const GemmShap
                         const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const LaunchOptions& launch = {},
                         const CompileOptions& compile_options = {}, const std::vector<uint8_t>& scale_a = {},
                         const std::vector<uint8_t>& scale_b = {}, const EpilogueData& epilogue = {});
+// A text picture of a compiled kernel's steady-state loop body
+// (GemmKernel::assembly): memory operations, MFMAs, waits, barriers and
+// priorities in order, runs of one kind collapsed ("ds_read_b128 x8"), address
+// arithmetic left out; one block per loop, empty when the kernel has none.
+std::string steady_loop_picture(const std::string& kernel_assembly);
 // Bytes of `count` densely packed elements of `type`.
 size_t packed_bytes(DataType type, int64_t count);
 

@@ -6,22 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cdna4/assembler.hpp"
+
 namespace cdna4::codegen {
 
 using Bytes = std::vector<uint8_t>;
-
-// What assembly text may do beyond producing code.
-struct TextAssemblyOptions {
-  // .include and .incbin read files only when allowed, resolved against
-  // include_dir; otherwise the assembler sees no file system at all.
-  bool allow_file_directives = false;
-  std::string include_dir;
-  // Repetition (.rept/.rep/.irp/.irpc, nested counts multiplied) may expand to
-  // at most this many source lines, and .fill/.space/.skip/.zero may reserve at
-  // most this many bytes in all; past either, assembly fails naming the directive.
-  uint64_t max_repeated_lines = uint64_t(1) << 20;
-  uint64_t max_reserved_bytes = uint64_t(64) << 20;
-};
+using cdna4::TextAssemblyOptions;
 
 // Assembles gfx950 assembly text into an ELF relocatable object in memory.
 // Throws cdna4::Error naming "<source_name>:line:col: message" for every

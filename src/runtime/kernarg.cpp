@@ -103,17 +103,6 @@ void check_kernarg_layout(const KernelInfo& kernel) {
   }
 }
 
-std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel) {
-  std::vector<const KernelArg*> out;
-  for (const KernelArg& arg : kernel.args)
-    if (!is_hidden(arg)) out.push_back(&arg);
-  return out;
-}
-
-std::string describe_arg(const KernelArg& arg, size_t position) {
-  return fmt::format("#{} ({}{}, {} bytes at offset {})", position,
-                     arg.name.empty() ? "" : arg.name + ", ", arg.value_kind, arg.size, arg.offset);
-}
 
 std::vector<uint8_t> build_kernarg(const KernelInfo& kernel, const std::vector<Arg>& args,
                                    const DispatchGeometry& geometry, const HiddenValues& hidden) {
@@ -203,3 +192,19 @@ std::vector<uint8_t> build_kernarg_block(const KernelInfo& kernel, const Kernarg
 }
 
 }  // namespace cdna4::rt
+
+namespace cdna4 {
+
+std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel) {
+  std::vector<const KernelArg*> out;
+  for (const KernelArg& arg : kernel.args)
+    if (!rt::is_hidden(arg)) out.push_back(&arg);
+  return out;
+}
+
+std::string describe_arg(const KernelArg& arg, size_t position) {
+  return fmt::format("#{} ({}{}, {} bytes at offset {})", position,
+                     arg.name.empty() ? "" : arg.name + ", ", arg.value_kind, arg.size, arg.offset);
+}
+
+}  // namespace cdna4

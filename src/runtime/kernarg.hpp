@@ -66,10 +66,5 @@ class ExplicitArgs {
   const KernargBlock* block_ = nullptr;
 };
 
-// Metadata args a launch must supply, in order (those whose kind is not hidden_*).
-std::vector<const KernelArg*> explicit_args(const KernelInfo& kernel);
-
-// "#2 (n, by_value, 4 bytes)" for messages.
-std::string describe_arg(const KernelArg& arg, size_t position);
 
 }  // namespace cdna4::rt

@@ -18,7 +18,7 @@ inline void lay_out(const KernelInfo& k) {
     return;
   }
   std::vector<Arg> args;
-  for (const KernelArg* a : rt::explicit_args(k))
+  for (const KernelArg* a : explicit_args(k))
     args.push_back(a->value_kind == "global_buffer" ? Arg::pointer(0x1000) : Arg::bytes(std::vector<uint8_t>(a->size)));
   for (bool block : {false, true}) {
     try {

@@ -1,5 +1,7 @@
 #include "codegen/gemm/loop_picture.hpp"
 
+#include "cdna4/gemm.hpp"
+
 #include <sstream>
 #include <vector>
 
@@ -88,3 +90,5 @@ std::string steady_loop_picture(const std::string& assembly) {
 }
 
 }  // namespace cdna4::codegen
+
+std::string cdna4::steady_loop_picture(const std::string& assembly) { return codegen::steady_loop_picture(assembly); }

@@ -4,6 +4,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "cdna4/schedule.hpp"
+#include "codegen/schedule/geometry.hpp"
 #include "codegen/isa/instruction.hpp"
 
 namespace cdna4::codegen {

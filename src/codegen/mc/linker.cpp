@@ -163,3 +163,10 @@ Bytes link_hsaco(std::span<const uint8_t> object) {
 }
 
 }  // namespace cdna4::codegen
+
+std::vector<uint8_t> cdna4::assemble_text(std::string_view text, std::string_view source_name,
+                                          const TextAssemblyOptions& options) {
+  return codegen::assemble(text, source_name, options);
+}
+
+std::vector<uint8_t> cdna4::link_code_object(std::span<const uint8_t> object) { return codegen::link_hsaco(object); }

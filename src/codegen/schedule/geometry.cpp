@@ -1,6 +1,6 @@
 // Geometry shared by the verifier and the code generator; schedules/README.md
 // ("Geometry") is the specification of every function here.
-#include <cdna4/schedule.hpp>
+#include "codegen/schedule/geometry.hpp"
 
 #include <algorithm>
 

@@ -2,6 +2,8 @@
 // Pieces shared by the verifier and the planner; not part of the public API.
 #include <cdna4/schedule.hpp>
 
+#include "codegen/schedule/geometry.hpp"
+
 #include "common/mfma_table.hpp"
 
 #include <optional>

@@ -1,11 +1,15 @@
-// `cdna4-asmgen --verify FILE.json`: verdict, then the planned schedule as JSON.
+#pragma once
+// `cdna4-asmgen --verify FILE.json`: the verdict, then the planned schedule as
+// JSON; returns 0 when the schedule is accepted, 3 when the verifier rejects it
+// (the tools' "check failed"), 1 when it cannot be read.
 #include <ostream>
+#include <string>
 
-#include "schedule_internal.hpp"
+#include "cdna4/schedule.hpp"
 
-namespace cdna4 {
+namespace cdna4::tools {
 
-int run_verify_cli(const std::string& path, std::ostream& out) {
+inline int run_verify_cli(const std::string& path, std::ostream& out) {
   Schedule planned;
   try {
     planned = plan(load_schedule(path));
@@ -21,7 +25,7 @@ int run_verify_cli(const std::string& path, std::ostream& out) {
         << (report.findings.size() == 1 ? "" : "s") << ")\n" << report.summary();
   }
   out << to_json(planned);
-  return report.accepted() ? 0 : 3;  // the tools' "check failed"
+  return report.accepted() ? 0 : 3;
 }
 
-}  // namespace cdna4
+}  // namespace cdna4::tools
