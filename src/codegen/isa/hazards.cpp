@@ -103,11 +103,15 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   else if (is_salu(i)) f.cls = salu;
   else if (is_vmem(i)) f.cls = vmem;
   else if (is_ds(i)) f.cls = ds;
-  f.lds_dma = is_lds_dma(i);
-  f.readlane = i.mnemonic.rfind("v_readfirstlane", 0) == 0 || i.mnemonic.rfind("v_readlane", 0) == 0;
-  for (const char* t : {"v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"})
-    f.trans = f.trans || i.mnemonic.rfind(t, 0) == 0;
+  f.lds_dma = f.cls == vmem && is_lds_dma(i);
+  if (f.cls == valu) {  // the mnemonic checks below only concern VALU instructions
+    f.readlane = i.mnemonic.rfind("v_readfirstlane", 0) == 0 || i.mnemonic.rfind("v_readlane", 0) == 0;
+    for (const char* t : {"v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"})
+      f.trans = f.trans || i.mnemonic.rfind(t, 0) == 0;
+  }
   f.passes = f.cls == mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
+  f.defs.reserve(i.defs.size());
+  f.uses.reserve(i.uses.size());
   for (const Arg& a : i.defs) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
