@@ -12,14 +12,16 @@ namespace {
 
 constexpr int kGfx950XdlExtra = 1;
 
-bool overlaps_any(const std::vector<Reg>& xs, const std::vector<Reg>& ys) {
+template <class Xs, class Ys>
+bool overlaps_any(const Xs& xs, const Ys& ys) {
   for (const Reg& x : xs)
     for (const Reg& y : ys)
       if (x.overlaps(y)) return true;
   return false;
 }
 
-bool overlaps_any(const std::vector<Reg>& xs, const Reg& y) {
+template <class Xs>
+bool overlaps_any(const Xs& xs, const Reg& y) {
   for (const Reg& x : xs)
     if (x.overlaps(y)) return true;
   return false;
@@ -110,8 +112,6 @@ HazardFacts HazardFacts::of(const Instruction& i) {
       f.trans = f.trans || i.mnemonic.rfind(t, 0) == 0;
   }
   f.passes = f.cls == mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
-  f.defs.reserve(i.defs.size());
-  f.uses.reserve(i.uses.size());
   for (const Arg& a : i.defs) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
@@ -121,10 +121,19 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     else if (const Special* s = std::get_if<Special>(&a)) f.special_uses.push_back(*s);
   }
   f.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
+  const auto mask_of = [](const Reg& r) {
+    uint64_t m = 0;
+    for (int i = 0; i < std::min<int>(r.count, 64); ++i) m |= uint64_t(1) << ((int(r.file) * 21 + r.index + i) % 64);
+    return m;
+  };
+  for (const Reg& r : f.defs) f.produced_mask |= mask_of(r);
+  f.touched_mask = f.produced_mask;
+  for (const Reg& r : f.uses) f.touched_mask |= mask_of(r);
   if (f.cls == mfma) {  // uses = {srcA, srcB, srcC}
     f.src_a = std::get<Reg>(i.uses.at(0));
     f.src_b = std::get<Reg>(i.uses.at(1));
     f.src_c = std::get<Reg>(i.uses.at(2));
+    f.produced_mask |= mask_of(f.src_c);
   }
   return f;
 }
@@ -204,7 +213,10 @@ struct History {
   void merge(const History& other) { entries.insert(entries.end(), other.entries.begin(), other.entries.end()); }
   int missing_states(const HazardFacts& consumer) const {
     int missing = 0;
-    for (const auto& e : entries) missing = std::max(missing, need_between(*e.facts, consumer).wait_states - e.age);
+    for (const auto& e : entries) {
+      if (!(e.facts->produced_mask & consumer.touched_mask) && e.facts->special_defs.empty()) continue;
+      missing = std::max(missing, need_between(*e.facts, consumer).wait_states - e.age);
+    }
     return missing;
   }
 };
