@@ -37,6 +37,9 @@ struct GemmShape {
   int64_t stored_cols(Layout layout, Operand op) const;
   int64_t ld(Layout layout, Operand op) const;      // lda / ldb, or packed
   int64_t stride(Layout layout, Operand op) const;  // stride_a / stride_b, or packed
+  // Elements of one operand matrix the kernel reads, from its first: a K-major
+  // operand's rows are read in whole 16-byte units (`bits`: its element size).
+  int64_t read_elements(Layout layout, Operand op, int bits) const;
   int64_t c_ld() const { return ldc ? ldc : n; }
   int64_t c_in_ld() const { return ldc_in ? ldc_in : c_ld(); }
   int64_t c_stride() const { return stride_c ? stride_c : m * c_ld(); }

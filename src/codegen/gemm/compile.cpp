@@ -105,6 +105,12 @@ int64_t GemmShape::ld(Layout layout, Operand op) const {
   return given ? given : stored_cols(layout, op);
 }
 
+int64_t GemmShape::read_elements(Layout layout, Operand op, int bits) const {
+  int64_t cols = stored_cols(layout, op);
+  if (k_major(layout, op)) cols = checked::ceil_div<int64_t>(cols, element_granule(bits)) * element_granule(bits);
+  return (stored_rows(layout, op) - 1) * ld(layout, op) + cols;
+}
+
 int64_t GemmShape::stride(Layout layout, Operand op) const {
   const int64_t given = op == Operand::a ? stride_a : stride_b;
   return given ? given : stored_rows(layout, op) * ld(layout, op);

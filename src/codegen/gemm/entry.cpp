@@ -92,14 +92,10 @@ void workgroup_tile(GemmContext& ctx) {
 // Bytes from the matrix start to one past its last element.
 int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int bits) { return ((rows - 1) * ld + cols) * bits / 8; }
 
-// An operand's extent as the kernel reads it: a K-major operand's rows are read
-// in whole 16-byte units, the last one up to its length rounded up to 16 bytes.
+// An operand's extent as the kernel reads it (GemmShape::read_elements).
 int64_t operand_extent_bytes(const GemmContext& ctx, Operand op) {
-  const Layout layout = ctx.schedule.layout;
   const int bits = ctx.geo.of(op).element_bits;
-  int64_t cols = ctx.shape.stored_cols(layout, op);
-  if (ctx.geo.of(op).k_major) cols = (cols + element_granule(bits) - 1) / element_granule(bits) * element_granule(bits);
-  return extent_bytes(ctx.shape.stored_rows(layout, op), ctx.shape.ld(layout, op), cols, bits);
+  return ctx.shape.read_elements(ctx.schedule.layout, op, bits) * bits / 8;
 }
 
 // K-major rows (A "t", B "n"). A G2S part holds part_rows tile rows (M or N)

@@ -74,12 +74,9 @@ size_t packed_bytes(DataType type, int64_t count) { return size_t((count * eleme
 
 namespace {
 
-// Elements from an operand's first element to one past the last the kernel
-// reads: a K-major operand's rows are read in whole 16-byte units.
+// Elements from an operand's first element to one past the last the kernel reads, the batch included.
 int64_t operand_extent(const GemmShape& sh, Layout layout, Operand op, int bits) {
-  int64_t cols = sh.stored_cols(layout, op);
-  if (k_major(layout, op)) cols = checked::ceil_div<int64_t>(cols, element_granule(bits)) * element_granule(bits);
-  return (sh.batch - 1) * sh.stride(layout, op) + (sh.stored_rows(layout, op) - 1) * sh.ld(layout, op) + cols;
+  return (sh.batch - 1) * sh.stride(layout, op) + sh.read_elements(layout, op, bits);
 }
 
 }  // namespace
