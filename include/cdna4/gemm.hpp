@@ -75,7 +75,11 @@ struct CompileOptions {
 };
 
 struct CompileStats {
+  // Plan and verify; the verifier's simulation runs on a second thread beside
+  // lowering, assembly and link, and verify_wait_ms is how long the finished
+  // kernel then waited for its verdict (nothing is returned before it accepts).
   double parse_plan_verify_ms = 0, lower_ms = 0, assemble_ms = 0, link_ms = 0, total_ms = 0;
+  double verify_wait_ms = 0;
   bool cached = false;
   int instructions = 0;      // in the whole kernel
   int loop_instructions = 0; // in the steady-state loop body (0 when fully unrolled)

@@ -34,6 +34,13 @@ Bytes assemble_code(const isa::Code& code, const KernelSpec& spec, std::string_v
 // How many assemble_code calls took the text path since the process started.
 uint64_t assemble_code_text_fallbacks();
 
+// Instructions assemble_code encoded directly and through LLVM's code emitter
+// since the process started (see codegen/mc/direct_encoding.hpp).
+struct EncodingCounts {
+  uint64_t direct = 0, emitter = 0;
+};
+EncodingCounts assemble_code_encoding_counts();
+
 // Links a relocatable object into an HSA code object (ET_DYN, code object v5).
 Bytes link_hsaco(std::span<const uint8_t> object);
 

@@ -1,19 +1,23 @@
 // isa::Code -> ELF relocatable object without parsing instruction text: each
-// instruction is its shape's template with our operands put in, streamed as an
-// MCInst. The kernel's directives still go through the parser, in the same run,
+// instruction is its shape's template with our operands put in, encoded directly
+// where the template's measured fields allow (codegen/mc/direct_encoding.hpp),
+// else streamed as an MCInst. The kernel's directives still go through the parser, in the same run,
 // and a directive placed between them streams the instructions.
 #include <atomic>
+#include <cstring>
 #include <unordered_set>
 
-#include <llvm/MC/MCExpr.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/MC/MCAssembler.h>
+#include <llvm/MC/MCObjectStreamer.h>
 #include <llvm/MC/MCParser/MCAsmParserExtension.h>
 
 #include "cdna4/error.hpp"
 #include "codegen/assembler.hpp"
 #include "codegen/kernel_descriptor.hpp"
 #include "codegen/mc/assembly_session.hpp"
+#include "codegen/mc/direct_encoding.hpp"
 #include "codegen/mc/instruction_templates.hpp"
-#include "codegen/mc/modifier_offset.hpp"
 #include "codegen/mc/register_table.hpp"
 
 namespace cdna4::codegen {
@@ -22,12 +26,7 @@ namespace {
 
 constexpr const char* kStreamDirective = ".cdna4_stream_instructions";
 std::atomic<uint64_t> text_fallbacks{0};
-
-// Element `index` of template_args(i), without building that list.
-isa::Arg arg_at(const isa::Instruction& i, size_t index) {
-  if (index < i.defs.size() + i.uses.size()) return nth_arg(i, index);
-  return isa::imm(find_modifier_offset(i.modifiers)->value);
-}
+std::atomic<uint64_t> direct_count{0}, emitter_count{0};
 
 // Everything the text parser would reject and a template would not notice:
 // registers gfx950 does not have, a label defined twice.
@@ -71,30 +70,40 @@ class InstructionStreamDirective : public llvm::MCAsmParserExtension {
 
   void stream() {
     llvm::MCContext& ctx = getContext();
-    llvm::MCStreamer& out = getStreamer();
+    auto& out = static_cast<llvm::MCObjectStreamer&>(getStreamer());
     const llvm::MCSubtargetInfo& sti = getParser().getTargetParser().getSTI();
-    const RegisterTable& regs = RegisterTable::gfx950();
+    const EmitterContext mc{out.getAssembler().getEmitter(), sti, ctx};
+    const auto direct = DirectEncodings::process().lookup(code_, templates_, mc);
+    llvm::SmallString<4096> bytes;  // directly encoded, not yet handed to the streamer
+    auto flush = [&] {
+      if (!bytes.empty()) out.emitBytes(bytes);
+      bytes.clear();
+    };
     llvm::MCInst inst;
+    EncodedInstruction encoded;
     for (size_t i = 0; i < code_.lines.size(); ++i) {
       const isa::Line& line = code_.lines[i];
-      if (line.kind == isa::Line::Kind::label) out.emitLabel(ctx.getOrCreateSymbol(line.text));
-      if (line.kind != isa::Line::Kind::instruction) continue;
-      const InstructionTemplate& t = *templates_[i];
-      inst = t.inst;
-      for (const auto& slot : t.slots) {
-        const isa::Arg arg = arg_at(line.inst, slot.arg);
-        llvm::MCOperand& op = inst.getOperand(slot.mc_operand);
-        switch (slot.kind) {
-          case InstructionTemplate::SlotKind::reg: op.setReg(regs.find(std::get<isa::Reg>(arg))); break;
-          case InstructionTemplate::SlotKind::imm: op.setImm(printed_immediate(std::get<isa::Imm>(arg).value)); break;
-          case InstructionTemplate::SlotKind::label:
-            op = llvm::MCOperand::createExpr(
-                llvm::MCSymbolRefExpr::create(ctx.getOrCreateSymbol(std::get<isa::Label>(arg).name), ctx));
-            break;
-        }
+      if (line.kind == isa::Line::Kind::label) {
+        flush();
+        out.emitLabel(ctx.getOrCreateSymbol(line.text));
       }
+      if (line.kind != isa::Line::Kind::instruction) continue;
+      if (direct[i] && direct[i]->encode(line.inst, encoded)) {
+        char raw[16];
+        std::memcpy(raw, &encoded.lo, 8);
+        std::memcpy(raw + 8, &encoded.hi, 8);
+        bytes.append(raw, raw + encoded.size);
+        ++direct_count;
+        continue;
+      }
+      flush();
+      inst = templates_[i]->inst;
+      if (!fill_template(inst, *templates_[i], line.inst, ctx))
+        throw TemplateUnavailable("operands of " + line.inst.text() + " do not fit its template");
       out.emitInstruction(inst, sti);
+      ++emitter_count;
     }
+    flush();
   }
 
   const isa::Code& code_;
@@ -128,5 +137,7 @@ Bytes assemble_code(const isa::Code& code, const KernelSpec& spec, std::string_v
 }
 
 uint64_t assemble_code_text_fallbacks() { return text_fallbacks.load(); }
+
+EncodingCounts assemble_code_encoding_counts() { return {direct_count.load(), emitter_count.load()}; }
 
 }  // namespace cdna4::codegen

@@ -2,8 +2,11 @@
 
 #include <mutex>
 
+#include <llvm/MC/MCExpr.h>
+
 #include "codegen/mc/immediate_class.hpp"
 #include "codegen/mc/modifier_offset.hpp"
+#include "codegen/mc/register_table.hpp"
 
 namespace cdna4::codegen {
 
@@ -43,6 +46,43 @@ int same_register_as(const isa::Instruction& inst, size_t i) {
   for (size_t j = 0; j < i; ++j)
     if (const auto* earlier = std::get_if<isa::Reg>(&nth_arg(inst, j)); earlier && *earlier == *r) return int(j);
   return -1;
+}
+
+bool fill_template(llvm::MCInst& inst, const InstructionTemplate& t, const isa::Instruction& i, llvm::MCContext& ctx) {
+  const RegisterTable& regs = RegisterTable::gfx950();
+  const size_t n = i.defs.size() + i.uses.size();
+  for (const auto& slot : t.slots) {
+    llvm::MCOperand& op = inst.getOperand(slot.mc_operand);
+    if (slot.arg >= n) {  // the "offset:N" modifier
+      const auto offset = find_modifier_offset(i.modifiers);
+      if (!offset || slot.kind != InstructionTemplate::SlotKind::imm) return false;
+      op.setImm(offset->value);
+      continue;
+    }
+    const isa::Arg& arg = nth_arg(i, slot.arg);
+    switch (slot.kind) {
+      case InstructionTemplate::SlotKind::reg: {
+        const auto* r = std::get_if<isa::Reg>(&arg);
+        const llvm::MCRegister reg = r ? regs.find(*r) : llvm::MCRegister();
+        if (!reg) return false;
+        op.setReg(reg);
+        break;
+      }
+      case InstructionTemplate::SlotKind::imm: {
+        const auto* imm = std::get_if<isa::Imm>(&arg);
+        if (!imm) return false;
+        op.setImm(printed_immediate(imm->value));
+        break;
+      }
+      case InstructionTemplate::SlotKind::label: {
+        const auto* label = std::get_if<isa::Label>(&arg);
+        if (!label) return false;
+        op = llvm::MCOperand::createExpr(llvm::MCSymbolRefExpr::create(ctx.getOrCreateSymbol(label->name), ctx));
+        break;
+      }
+    }
+  }
+  return true;
 }
 
 void shape_key(const isa::Instruction& inst, std::string& key) {

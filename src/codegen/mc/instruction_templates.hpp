@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <llvm/MC/MCContext.h>
 #include <llvm/MC/MCInst.h>
 
 #include "codegen/isa/code.hpp"
@@ -50,6 +51,10 @@ std::vector<isa::Arg> template_args(const isa::Instruction& inst);
 
 // The value the text parser reads for an immediate: uint32 hex above the inline range.
 inline int64_t printed_immediate(int64_t v) { return v >= -16 && v <= 64 ? v : int64_t(uint32_t(v)); }
+
+// Puts the operands of `i`, an instruction of t's shape, into `inst` (a copy of
+// t.inst). False when an operand does not fit the slot (a register gfx950 lacks).
+bool fill_template(llvm::MCInst& inst, const InstructionTemplate& t, const isa::Instruction& i, llvm::MCContext& ctx);
 
 // Appends the shape of `inst` to `key` (cleared first).
 void shape_key(const isa::Instruction& inst, std::string& key);

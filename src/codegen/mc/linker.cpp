@@ -86,6 +86,7 @@ std::string link_in_process(const std::string& input, const std::string& output,
   (void)crash_recovery;
   std::vector<std::string> args = link_args(input, output);
   args.push_back("--threads=1");
+  if (getenv("LLDX")) args.push_back(getenv("LLDX"));
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string out_text, err_text;
