@@ -4,6 +4,7 @@
 #include "codegen/isa/hazards.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 namespace cdna4::codegen::isa {
@@ -122,9 +123,8 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   }
   f.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
   const auto mask_of = [](const Reg& r) {
-    uint64_t m = 0;
-    for (int i = 0; i < std::min<int>(r.count, 64); ++i) m |= uint64_t(1) << ((int(r.file) * 21 + r.index + i) % 64);
-    return m;
+    const uint64_t run = r.count >= 64 ? ~uint64_t(0) : (uint64_t(1) << r.count) - 1;
+    return std::rotl(run, (int(r.file) * 21 + r.index) % 64);
   };
   for (const Reg& r : f.defs) f.produced_mask |= mask_of(r);
   f.touched_mask = f.produced_mask;
@@ -155,11 +155,19 @@ const std::vector<HazardRule>& gfx950_hazard_rules() {
 
 namespace {
 
+// The rules per producer class.
+const std::vector<std::vector<HazardRule>>& rules_after() {
+  static const std::vector<std::vector<HazardRule>> by_class = [] {
+    std::vector<std::vector<HazardRule>> out(HazardFacts::ds + 1);
+    for (const auto& rule : gfx950_hazard_rules()) out[rule.producer].push_back(rule);
+    return out;
+  }();
+  return by_class;
+}
+
 HazardNeed need_between(const HazardFacts& p, const HazardFacts& c) {
-  static const std::vector<HazardRule>& rules = gfx950_hazard_rules();
   HazardNeed need;
-  for (const auto& rule : rules) {
-    if (rule.producer != p.cls) continue;
+  for (const auto& rule : rules_after()[p.cls]) {
     const int w = rule.required(p, c);
     if (w > need.wait_states) need = {w, rule.name};
   }
@@ -189,35 +197,51 @@ bool can_wait(const HazardFacts& f) {
          f.cls == HazardFacts::ds;
 }
 
-// The instructions issued before the current point, newest last, with the wait
-// states that passed since each one issued. Entries point into the facts of the
-// input code, which outlive every history.
+// The instructions issued before the current point, oldest first, stamped with
+// the wait-state clock at their issue. Entries point into the facts of the input
+// code, which outlive every history.
 struct History {
   struct Entry {
     const HazardFacts* facts;
-    int age;       // wait states issued after it
+    int issued;    // clock when it issued
     int lifetime;  // the longest wait any rule can ask after it
-    bool operator==(const Entry&) const = default;
   };
-  std::vector<Entry> entries;
+  std::vector<Entry> entries;  // may hold expired entries until the next prune
+  int now = 0;
 
-  void pass(int states) {
-    for (auto& e : entries) e.age += states;
-    std::erase_if(entries, [](const Entry& e) { return e.age >= e.lifetime; });
-  }
+  bool live(const Entry& e) const { return now - e.issued < e.lifetime; }
+  void pass(int states) { now += states; }
   void issue(const HazardFacts& f, int states) {
     pass(states);
-    if (const int lifetime = longest_wait_after(f)) entries.push_back({&f, 0, lifetime});
+    const int lifetime = longest_wait_after(f);
+    if (!lifetime) return;
+    if (entries.size() >= 32) std::erase_if(entries, [&](const Entry& e) { return !live(e); });
+    entries.push_back({&f, now, lifetime});
   }
   // A join point: whichever predecessor is closer decides.
-  void merge(const History& other) { entries.insert(entries.end(), other.entries.begin(), other.entries.end()); }
+  void merge(const History& other) {
+    for (const auto& e : other.entries)
+      if (other.live(e)) entries.push_back({e.facts, now - (other.now - e.issued), e.lifetime});
+  }
   int missing_states(const HazardFacts& consumer) const {
     int missing = 0;
     for (const auto& e : entries) {
+      if (!live(e)) continue;
       if (!(e.facts->produced_mask & consumer.touched_mask) && e.facts->special_defs.empty()) continue;
-      missing = std::max(missing, need_between(*e.facts, consumer).wait_states - e.age);
+      missing = std::max(missing, need_between(*e.facts, consumer).wait_states - (now - e.issued));
     }
     return missing;
+  }
+  // The same live entries at the same ages.
+  bool same_as(const History& o) const {
+    auto a = entries.begin(), b = o.entries.begin();
+    while (true) {
+      while (a != entries.end() && !live(*a)) ++a;
+      while (b != o.entries.end() && !o.live(*b)) ++b;
+      if (a == entries.end() || b == o.entries.end()) return a == entries.end() && b == o.entries.end();
+      if (a->facts != b->facts || a->lifetime != b->lifetime || now - a->issued != o.now - b->issued) return false;
+      ++a, ++b;
+    }
   }
 };
 
@@ -261,7 +285,7 @@ Code insert_hazard_nops(Code code) {
     nops = one_walk(code, facts, tails, new_tails);
     const bool stable = new_tails.size() == tails.size() &&
                         std::equal(new_tails.begin(), new_tails.end(), tails.begin(), [](const auto& x, const auto& y) {
-                          return x.first == y.first && x.second.entries == y.second.entries;
+                          return x.first == y.first && x.second.same_as(y.second);
                         });
     tails = std::move(new_tails);
     if (stable || tails.empty()) break;

@@ -91,7 +91,14 @@ static gfx950::Element format_of(const std::string& modifiers, const char* key) 
 }
 
 int mfma_passes(const Instruction& i) {
-  const gfx950::MfmaInfo* kind = gfx950::find_mfma(i.mnemonic);
+  // A kernel repeats one or two MFMAs: the last table search answers most calls.
+  thread_local std::string last_mnemonic;
+  thread_local const gfx950::MfmaInfo* last_kind = nullptr;
+  if (i.mnemonic != last_mnemonic) {
+    last_kind = gfx950::find_mfma(i.mnemonic);
+    last_mnemonic = i.mnemonic;
+  }
+  const gfx950::MfmaInfo* kind = last_kind;
   if (!kind) return 0;
   return gfx950::mfma_passes(*kind, format_of(i.modifiers, "cbsz:"), format_of(i.modifiers, "blgp:"));
 }

@@ -12,29 +12,46 @@ namespace cdna4::codegen {
 
 namespace {
 
-void append_number(std::string& key, unsigned n) {
-  char buf[12];
-  int len = 0;
-  do buf[len++] = char('0' + n % 10); while ((n /= 10) != 0);
-  while (len) key += buf[--len];
-}
+// The key is only compared, never read: operands go in as raw bytes.
+class KeyWriter {
+ public:
+  explicit KeyWriter(std::string& key) : key_(key) {}
+  ~KeyWriter() { key_.append(buf_, len_); }
+  void put(char c) {
+    if (len_ == sizeof buf_) spill();
+    buf_[len_++] = c;
+  }
+  void put(std::string_view text) {
+    if (len_ + text.size() > sizeof buf_) spill();
+    if (text.size() > sizeof buf_) return void(key_.append(text));
+    text.copy(buf_ + len_, text.size());
+    len_ += text.size();
+  }
 
-void append_arg(std::string& key, const isa::Arg& arg) {
+ private:
+  void spill() {
+    key_.append(buf_, len_);
+    len_ = 0;
+  }
+  std::string& key_;
+  char buf_[192];
+  size_t len_ = 0;
+};
+
+void put_arg(KeyWriter& key, const isa::Arg& arg) {
   if (const auto* r = std::get_if<isa::Reg>(&arg)) {
-    key += r->file == isa::RegFile::s ? 's' : r->file == isa::RegFile::v ? 'v' : 'a';
-    append_number(key, r->count);
-    if (r->count > 1) {
-      // Tuples must be aligned (the parser rejects e.g. s[3:4]): the template keeps the alignment.
-      key += '@';
-      key += char('0' + r->index % 4);
-    }
+    key.put(char('a' + int(r->file)));
+    key.put(char(r->count));
+    // Tuples must be aligned (the parser rejects e.g. s[3:4]): the template keeps the alignment.
+    if (r->count > 1) key.put(char(r->index % 4));
   } else if (const auto* sp = std::get_if<isa::Special>(&arg)) {
-    key += isa::to_text(*sp);
+    key.put('S');
+    key.put(char(*sp));
   } else if (const auto* imm = std::get_if<isa::Imm>(&arg)) {
-    key += '#';
-    key += char(immediate_class(imm->value));
+    key.put('#');
+    key.put(char(immediate_class(imm->value)));
   } else {
-    key += 'L';
+    key.put('L');
   }
 }
 
@@ -87,26 +104,25 @@ bool fill_template(llvm::MCInst& inst, const InstructionTemplate& t, const isa::
 
 void shape_key(const isa::Instruction& inst, std::string& key) {
   key.clear();
-  key += inst.mnemonic;
+  KeyWriter w(key);
+  w.put(inst.mnemonic);
   const size_t n = inst.defs.size() + inst.uses.size();
   for (size_t i = 0; i < n; ++i) {
-    key += ',';
-    append_arg(key, nth_arg(inst, i));
+    w.put(',');
+    put_arg(w, nth_arg(inst, i));
     if (const int same = same_register_as(inst, i); same >= 0) {
-      key += '=';
-      append_number(key, unsigned(same));
+      w.put('=');
+      w.put(char(same));
     }
   }
-  key += '|';
+  w.put('|');
   const auto offset = find_modifier_offset(inst.modifiers);
-  if (!offset || offset_class(offset->value) == 'x') {
-    key += inst.modifiers;
-    return;
-  }
-  key.append(inst.modifiers, 0, offset->begin);
-  key += '#';
-  key += offset_class(offset->value);
-  key.append(inst.modifiers, offset->end);
+  if (!offset || offset_class(offset->value) == 'x') return w.put(inst.modifiers);
+  const std::string_view mods = inst.modifiers;
+  w.put(mods.substr(0, offset->begin));
+  w.put('#');
+  w.put(offset_class(offset->value));
+  w.put(mods.substr(offset->end));
 }
 
 std::vector<isa::Arg> template_args(const isa::Instruction& inst) {

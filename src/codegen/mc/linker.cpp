@@ -2,14 +2,16 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -68,9 +70,17 @@ struct TempPath {
 };
 
 Bytes read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("linker: cannot read its output " + path);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  Fd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (in.fd < 0 || ::fstat(in.fd, &st) != 0) throw Error("linker: cannot read its output " + path);
+  Bytes out(size_t(st.st_size));
+  for (size_t done = 0; done < out.size();) {
+    const ssize_t n = ::read(in.fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(fmt::format("linker: cannot read its output {}: {}", path, std::strerror(errno)));
+    done += size_t(n);
+  }
+  return out;
 }
 
 std::vector<std::string> link_args(const std::string& input, const std::string& output) {
@@ -86,7 +96,6 @@ std::string link_in_process(const std::string& input, const std::string& output,
   (void)crash_recovery;
   std::vector<std::string> args = link_args(input, output);
   args.push_back("--threads=1");
-  if (getenv("LLDX")) args.push_back(getenv("LLDX"));
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string out_text, err_text;
