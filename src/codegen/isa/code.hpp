@@ -80,12 +80,12 @@ class Code {
   void v_exp_f32(Reg d, Arg x) { op("v_exp_f32", d, {x}); }
   void v_rcp_f32(Reg d, Arg x) { op("v_rcp_f32", d, {x}); }
   void v_cvt_f32_f16(Reg d, Arg x) { op("v_cvt_f32_f16", d, {x}); }
-  void v_mfma(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
+  void v_mfma(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
     emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
   }
   // v_mfma_scale_*: the scale bytes in byte 0 of `scale_x` and `scale_y` (op_sel and
   // op_sel_hi 0, written out as LLVM's disassembler prints them).
-  void v_mfma_scale(const std::string& mnemonic, Reg d, Reg x, Reg y, Reg c, Reg scale_x, Reg scale_y,
+  void v_mfma_scale(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, Reg scale_x, Reg scale_y,
                     const std::string& modifiers = "") {
     emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, "op_sel_hi:[0,0,0]" + (modifiers.empty() ? "" : " " + modifiers), ""});
   }
@@ -133,12 +133,13 @@ class Code {
   }
 
  private:
-  void op(const std::string& mnemonic, Arg d, std::vector<Arg> uses) {
-    emit({mnemonic, {d}, std::move(uses), "", ""});
+  void op(std::string_view mnemonic, Arg d, std::initializer_list<Arg> uses) {
+    Instruction i{mnemonic, {d}, uses, "", ""};
+    emit(std::move(i));
   }
-  void mem(const std::string& mnemonic, std::vector<Arg> defs, std::vector<Arg> uses,
+  void mem(std::string_view mnemonic, std::initializer_list<Arg> defs, std::initializer_list<Arg> uses,
            std::string mods = "") {
-    emit({mnemonic, std::move(defs), std::move(uses), std::move(mods), ""});
+    emit({mnemonic, defs, uses, std::move(mods), ""});
   }
   static std::string modifiers(int offset) {
     return offset ? "offen offset:" + std::to_string(offset) : "offen";

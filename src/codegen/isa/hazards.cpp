@@ -262,7 +262,7 @@ std::vector<int> one_walk(const Code& code, const std::vector<HazardFacts>& fact
       nops[n] = can_wait(facts[n]) ? std::max(0, h.missing_states(facts[n])) : 0;
       h.pass(nops[n]);
       h.issue(facts[n], wait_states(line.inst));
-      if (is_branch(line.inst)) tails_out[std::get<Label>(line.inst.uses.at(0)).name] = h;
+      if (is_branch(line.inst)) tails_out[std::string(std::get<Label>(line.inst.uses.at(0)).name)] = h;
     }
   }
   return nops;

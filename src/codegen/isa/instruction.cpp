@@ -1,5 +1,8 @@
 #include "codegen/isa/instruction.hpp"
 
+#include <mutex>
+#include <unordered_set>
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -8,9 +11,16 @@
 
 namespace cdna4::codegen::isa {
 
+Label::Label(std::string_view n) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> names;  // nodes never move: views into them stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  name = *names.emplace(n).first;
+}
+
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 std::string reg_text(const Reg& r) {
   const char prefix = r.file == RegFile::s ? 's' : r.file == RegFile::v ? 'v' : 'a';
@@ -53,13 +63,13 @@ std::string to_text(const Arg& op) {
       return names[int(sp)];
     }
     std::string operator()(const Imm& i) const { return imm_text(i); }
-    std::string operator()(const Label& l) const { return l.name; }
+    std::string operator()(const Label& l) const { return std::string(l.name); }
   };
   return std::visit(Printer{}, op);
 }
 
 std::string Instruction::text() const {
-  std::string out = mnemonic;
+  std::string out(mnemonic);
   bool first = true;
   auto add = [&](const Arg& op) {
     out += first ? " " : ", ";

@@ -2,8 +2,13 @@
 // One gfx950 instruction as an object: the single source of truth that is printed
 // as assembly text (and can be streamed to LLVM MC as an MCInst), and that the
 // hazard pass reads (which registers it writes and reads).
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -30,17 +35,54 @@ struct Imm {
   bool operator==(const Imm&) const = default;
 };
 
+// A branch target. Names are interned (stored once per process), so a label is
+// a plain view that instructions copy for free.
 struct Label {
-  std::string name;
+  std::string_view name;
+  Label() = default;
+  explicit Label(std::string_view n);
   bool operator==(const Label&) const = default;
 };
 
 using Arg = std::variant<Reg, Special, Imm, Label>;
 
+// Up to N operands in place: kernels are built from thousands of instructions
+// that are copied and moved around, so operands live inside them, not on the heap.
+template <int N>
+class ArgList {
+ public:
+  ArgList() = default;
+  ArgList(std::initializer_list<Arg> args) {
+    for (const Arg& a : args) push_back(a);
+  }
+  void push_back(const Arg& a) {
+    if (n_ == N) throw std::length_error("instruction: more operands than it has room for");
+    items_[n_++] = a;
+  }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  Arg& operator[](size_t i) { return items_[i]; }
+  const Arg& operator[](size_t i) const { return items_[i]; }
+  const Arg& at(size_t i) const {
+    if (i >= n_) throw std::out_of_range("instruction: no such operand");
+    return items_[i];
+  }
+  const Arg& front() const { return at(0); }
+  Arg* begin() { return items_.data(); }
+  Arg* end() { return items_.data() + n_; }
+  const Arg* begin() const { return items_.data(); }
+  const Arg* end() const { return items_.data() + n_; }
+  bool operator==(const ArgList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+ private:
+  std::array<Arg, N> items_{};
+  uint8_t n_ = 0;
+};
+
 struct Instruction {
-  std::string mnemonic;
-  std::vector<Arg> defs;  // printed first, in order
-  std::vector<Arg> uses;  // printed after the defs, in order
+  std::string_view mnemonic;  // static storage: a literal or a table entry
+  ArgList<2> defs;            // printed first, in order
+  ArgList<6> uses;            // printed after the defs, in order
   std::string modifiers;      // "offen offset:64 lds", printed last
   std::string comment;
 

@@ -126,7 +126,7 @@ void shape_key(const isa::Instruction& inst, std::string& key) {
 }
 
 std::vector<isa::Arg> template_args(const isa::Instruction& inst) {
-  std::vector<isa::Arg> out(inst.defs);
+  std::vector<isa::Arg> out(inst.defs.begin(), inst.defs.end());
   out.insert(out.end(), inst.uses.begin(), inst.uses.end());
   if (const auto offset = find_modifier_offset(inst.modifiers); offset && offset_class(offset->value) != 'x')
     out.push_back(isa::imm(offset->value));

@@ -71,7 +71,8 @@ isa::Instruction instance_of(const isa::Instruction& example, int instance) {
   for (size_t i = 0; i < n; ++i) {
     const int same = same_register_as(example, i);
     isa::Arg p = same >= 0 ? nth_arg(out, size_t(same)) : placeholder(nth_arg(example, i), int(i), instance);
-    (i < example.defs.size() ? out.defs : out.uses).push_back(std::move(p));
+    if (i < example.defs.size()) out.defs.push_back(p);
+    else out.uses.push_back(p);
   }
   if (const auto offset = find_modifier_offset(example.modifiers); offset && offset_class(offset->value) != 'x') {
     const int value = (offset_class(offset->value) == '2' ? 0x210 : 0x5210) + 0x10 * instance;
