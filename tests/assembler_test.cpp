@@ -197,3 +197,24 @@ TEST_CASE("8 threads compiling concurrently give identical code objects", "[foun
     CHECK((results[t] == reference));
   }
 }
+
+TEST_CASE("outputs through the pipe and, when too large for it, through a file match ld.lld-22", "[linker]") {
+  // The kernel alone goes through lld's in-memory output into a pipe; 700 KB of
+  // read-only data makes the output larger than the pipe takes.
+  for (const int padding : {0, 700000}) {
+    INFO("padding " << padding);
+    TmpdirGuard guard;
+    std::string text = example_text();
+    if (padding) text += "\t.section .rodata\n\t.space " + std::to_string(padding) + "\n";
+    const auto object = codegen::assemble(text);
+    const auto in_process = codegen::link_hsaco(object);
+    CHECK(in_process.size() > size_t(padding));
+    codegen::force_executable_linker(true);
+    std::vector<uint8_t> executable;
+    const std::string e = error_of([&] { executable = codegen::link_hsaco(object); });
+    codegen::force_executable_linker(false);
+    CHECK(e == "no error");
+    CHECK((executable == in_process));
+    CHECK(guard.dir.entry_count() == 0);
+  }
+}

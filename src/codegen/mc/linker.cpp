@@ -83,6 +83,41 @@ Bytes read_file(const std::string& path) {
   return out;
 }
 
+// lld writes an output that is not a regular file from memory, in one write:
+// into a pipe that holds all of it there is no temporary file, rename or
+// read-back. Larger outputs (far beyond a kernel's) go through a file.
+class OutputPipe {
+ public:
+  explicit OutputPipe(size_t object_bytes) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return;
+    read_.fd = fds[0];
+    write_.fd = fds[1];
+    int capacity = ::fcntl(write_.fd, F_SETPIPE_SZ, 1 << 20);
+    if (capacity < 0) capacity = ::fcntl(write_.fd, F_GETPIPE_SZ);
+    // The code object is the object plus a few KiB of dynamic sections.
+    usable_ = capacity > 0 && object_bytes + (64 << 10) <= size_t(capacity) / 2;
+  }
+  bool usable() const { return usable_; }
+  std::string path() const { return fmt::format("/proc/{}/fd/{}", ::getpid(), write_.fd); }
+  Bytes drain() {
+    Bytes out;
+    uint8_t chunk[16384];
+    while (true) {
+      const ssize_t n = ::read(read_.fd, chunk, sizeof chunk);
+      if (n > 0) out.insert(out.end(), chunk, chunk + n);
+      else if (n < 0 && errno == EINTR) continue;
+      else break;  // empty (EAGAIN): lld's write finished before it returned
+    }
+    if (out.empty()) throw Error("linker: lld wrote no output");
+    return out;
+  }
+
+ private:
+  Fd read_{-1}, write_{-1};
+  bool usable_ = false;
+};
+
 std::vector<std::string> link_args(const std::string& input, const std::string& output) {
   std::vector<std::string> args{"ld.lld"};
   for (const auto& f : link_flags()) args.push_back(f);
@@ -150,25 +185,37 @@ Bytes link_hsaco(std::span<const uint8_t> object) {
   }
   // By pid, not "self": the ld.lld-22 fallback reads it from a child process.
   const std::string input_path = fmt::format("/proc/{}/fd/{}", ::getpid(), input.fd);
-  TempPath output;
-
   std::string diagnostics;
-  bool in_process = !lld_exhausted && !force_executable.load();
-  if (in_process) {
-    std::lock_guard<std::mutex> lock(link_mutex);
-    bool can_run_again = true;
-    diagnostics = link_in_process(input_path, output.path, can_run_again);
-    if (!can_run_again) {
-      // lld's state may be corrupt: this and every later link use the executable.
-      lld_exhausted = true;
-      in_process = false;
-    }
-  }
-  if (!in_process) diagnostics = link_with_executable(input_path, output.path);
-  if (!diagnostics.empty()) {
+  auto fail_if = [&] {
+    if (diagnostics.empty()) return;
     while (!diagnostics.empty() && diagnostics.back() == '\n') diagnostics.pop_back();
     throw Error("linker: " + diagnostics);
+  };
+  if (!lld_exhausted && !force_executable.load()) {
+    bool can_run_again = true;
+    {
+      std::lock_guard<std::mutex> lock(link_mutex);
+      if (OutputPipe pipe(object.size()); pipe.usable()) {
+        diagnostics = link_in_process(input_path, pipe.path(), can_run_again);
+        if (can_run_again) {
+          fail_if();
+          return pipe.drain();
+        }
+      } else {
+        TempPath output;
+        diagnostics = link_in_process(input_path, output.path, can_run_again);
+        if (can_run_again) {
+          fail_if();
+          return read_file(output.path);
+        }
+      }
+    }
+    // lld's state may be corrupt: this and every later link use the executable.
+    lld_exhausted = true;
   }
+  TempPath output;
+  diagnostics = link_with_executable(input_path, output.path);
+  fail_if();
   return read_file(output.path);
 }
 
