@@ -109,6 +109,12 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
     }
     if (group == 1) ctx.code.label("g1_start");
     emit_main_loop(ctx, group, prefix);
+    // The store does not depend on the group: later groups branch to the first's.
+    if (group > 0) {
+      ctx.code.s_branch("store_c");
+      continue;
+    }
+    ctx.code.label("store_c");
     emit_store_c(ctx);
     ctx.code.s_endpgm();
   }
