@@ -41,6 +41,10 @@ struct EncodingCounts {
 };
 EncodingCounts assemble_code_encoding_counts();
 
+// Turns direct encoding off (everything through the emitter), for the test that
+// both give the same bytes; returns the previous setting.
+bool set_direct_encoding(bool on);
+
 // Links a relocatable object into an HSA code object (ET_DYN, code object v5).
 Bytes link_hsaco(std::span<const uint8_t> object);
 

@@ -80,8 +80,4 @@ class DirectEncodings {
 // immediate as the parser reads it, the "offset:N" modifier. Labels have none.
 bool argument_value(const isa::Instruction& inst, size_t arg, int64_t& value);
 
-// Turns direct encoding off (everything through the emitter), for the test that
-// both give the same bytes; returns the previous setting.
-bool set_direct_encoding(bool on);
-
 }  // namespace cdna4::codegen
