@@ -338,6 +338,61 @@ PYBIND11_MODULE(cdna4jit, mod) {
           "'bfloat16' (uint16 bit patterns) or 'float16'.");
 
   mod.def(
+      "model",
+      [](const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
+         const py::object& layout) {
+        const Schedule s = load_any(schedule);
+        GemmShape shape{m, n, k};
+        shape.out = out_type_named(out_dtype);
+        CompileOptions options;
+        if (!layout.is_none()) options.layout = layout_named(layout.cast<std::string>());
+        GemmKernel kernel;
+        LaunchStats launch;
+        {
+          py::gil_scoped_release release;
+          kernel = compile(s, shape, options);
+          EmulatorConfig config;
+          config.model_only = true;  // only the workgroups the model simulates run
+          config.threads = 1;
+          Device device = Device::model(config);
+          const Layout l = options.layout.value_or(s.layout);
+          auto zeros = [&](int64_t bytes) {
+            Buffer b = device.alloc(size_t(std::max<int64_t>(bytes, 16)));
+            b.fill_zero();
+            return b;
+          };
+          std::vector<Arg> args = {
+              zeros(shape.read_elements(l, Operand::a, element_bits(s.type_a)) * element_bits(s.type_a) / 8),
+              zeros(shape.read_elements(l, Operand::b, element_bits(s.type_b)) * element_bits(s.type_b) / 8),
+              zeros(m * n * element_bytes(shape.out))};
+          if (s.scaled) {  // E8M0 scales: a byte per 32 elements of K, per row of A and column of B
+            args.push_back(zeros(m * k / 32));
+            args.push_back(zeros(n * k / 32));
+          }
+          launch = device.launch(kernel.kernel, kernel.grid, kernel.block, args);
+        }
+        py::dict d = launch_dict(launch);
+        const ModelReport& r = *launch.model;
+        d["compile"] = stats_dict(kernel.stats);
+        d["tflops"] = 2.0 * double(m) * double(n) * double(k) / r.seconds / 1e12;
+        d["cycles"] = r.cycles;
+        d["l2_hit_rate"] = r.l2_hit_rate;
+        py::dict stalls;
+        const ModelStallShares& st = r.stalls;
+        for (auto [name, share] : {std::pair{"issued", st.issued}, {"vmcnt", st.vmcnt}, {"lgkmcnt", st.lgkmcnt},
+                                   {"barrier", st.barrier}, {"mfma_dependency", st.mfma_dependency},
+                                   {"mfma_busy", st.mfma_busy}, {"issue", st.issue}, {"other", st.other}})
+          stalls[name] = share;
+        d["stalls"] = stalls;
+        return d;
+      },
+      py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(), py::arg("out_dtype") = "bfloat16",
+      py::arg("layout") = py::none(),
+      "Compiles the schedule for M x N x K and runs it on the timing model (only the workgroups the model simulates, "
+      "zero data): modeled seconds, TFLOP/s, MFMA utilization, bound, stall shares (of wave time) and the compile "
+      "stats. Every figure is modeled, not measured (docs/model.md).");
+
+  mod.def(
       "reference_gemm",
       [](const py::array& a, const py::array& b, const std::string& type_a, const std::string& type_b,
          const py::object& out_dtype) {
