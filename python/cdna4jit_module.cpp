@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "steady_state.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
@@ -353,6 +354,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
           kernel = compile(s, shape, options);
           EmulatorConfig config;
           config.model_only = true;  // only the workgroups the model simulates run
+          config.model_timeline = true;
           config.threads = 1;
           Device device = Device::model(config);
           const Layout l = options.layout.value_or(s.layout);
@@ -377,6 +379,9 @@ PYBIND11_MODULE(cdna4jit, mod) {
         d["tflops"] = 2.0 * double(m) * double(n) * double(k) / r.seconds / 1e12;
         d["cycles"] = r.cycles;
         d["l2_hit_rate"] = r.l2_hit_rate;
+        const tools::TimelineWindow window = tools::steady_state_window(r);
+        d["steady_state_mfma_utilization"] =
+            window.steady_state ? py::object(py::float_(tools::steady_state_mfma_utilization(r, window))) : py::none();
         py::dict stalls;
         const ModelStallShares& st = r.stalls;
         for (auto [name, share] : {std::pair{"issued", st.issued}, {"vmcnt", st.vmcnt}, {"lgkmcnt", st.lgkmcnt},
@@ -389,8 +394,9 @@ PYBIND11_MODULE(cdna4jit, mod) {
       py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(), py::arg("out_dtype") = "bfloat16",
       py::arg("layout") = py::none(),
       "Compiles the schedule for M x N x K and runs it on the timing model (only the workgroups the model simulates, "
-      "zero data): modeled seconds, TFLOP/s, MFMA utilization, bound, stall shares (of wave time) and the compile "
-      "stats. Every figure is modeled, not measured (docs/model.md).");
+      "zero data): modeled seconds, TFLOP/s, MFMA utilization, the steady state's MFMA utilization (one CU, whole loop "
+      "trips; None without a loop), bound, stall shares (of wave time) and the compile stats. Every figure is "
+      "modeled, not measured (docs/model.md).");
 
   mod.def(
       "reference_gemm",

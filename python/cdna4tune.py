@@ -70,6 +70,9 @@ def _phase_shift(kind):
         for op in ops:
             if op.get("op") == kind:
                 op["phase"] = (op.get("phase", 0) + int(value)) % phases
+        # Emission order follows the phases (the verifier's phase-order rule), ties in the old order.
+        for n, op in enumerate(sorted(ops, key=lambda o: (o.get("phase", 0), o.get("order", 0)))):
+            op["order"] = n
     return apply
 
 
@@ -182,6 +185,8 @@ def evaluate(task):
         result["shapes"][key] = {
             "tflops": round(r["tflops"], 3),
             "mfma_utilization": round(r["modeled_mfma_utilization"], 5),
+            "steady_state_mfma_utilization": (None if r["steady_state_mfma_utilization"] is None
+                                              else round(r["steady_state_mfma_utilization"], 5)),
             "top_stall": f"{top} {100 * stalls[top]:.0f}%",
             "bound": r["modeled_bound"],
             "compile_ms": round(r["compile"]["total_ms"], 3),
@@ -291,6 +296,14 @@ def score(result, shape_keys):
     return sum(result["shapes"][k]["tflops"] for k in shape_keys) / len(shape_keys)
 
 
+def rank_key(result, shape_keys):
+    """Best first: mean modeled TFLOP/s, then (where the model's power ceiling makes kernels tie) the mean
+    steady-state MFMA utilization, then the lower id."""
+    steady = [result["shapes"][k].get("steady_state_mfma_utilization") or 0 for k in shape_keys] \
+        if result.get("verdict") == "accepted" else [0]
+    return (-round(score(result, shape_keys), 1), -sum(steady) / len(steady), result["id"])
+
+
 def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=None, progress=True):
     space = load_space(space_path)
     workers = workers or os.cpu_count() or 1
@@ -325,13 +338,14 @@ def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=
             if best is None or score(r, shape_keys) > score(best, shape_keys):
                 best = r
             if bar:
-                bar.update(1, f"{score(best, shape_keys):.1f} TFLOP/s ({best['name']})" if score(best, shape_keys) else None)
+                bar.update(1, f"mean {score(best, shape_keys):.1f} TFLOP/s modeled ({best['name']})"
+                           if score(best, shape_keys) else None)
         _run_all(evaluate, todo, workers, scheduler, record)
     if bar:
         bar.finish()
 
     accepted = sorted((r for r in results.values() if r["verdict"] == "accepted"),
-                      key=lambda r: (-score(r, shape_keys), r["id"]))
+                      key=lambda r: rank_key(r, shape_keys))
     top = confirm_top if confirm_top is not None else space.get("confirm_top", 3)
     confirm_path = os.path.join(out_dir, "confirmed.jsonl")
     confirmed = _read_jsonl(confirm_path)
@@ -375,26 +389,27 @@ def write_outputs(space, cands, results, shape_keys, out_dir):
         w = csv.writer(f)
         header = ["id", "name", "verdict", "rules"] + [knob for knob in space["knobs"]]
         for k in shape_keys:
-            header += [f"tflops_{k}", f"mfma_util_{k}", f"top_stall_{k}", f"compile_ms_{k}"]
+            header += [f"tflops_{k}", f"mfma_util_{k}", f"steady_mfma_util_{k}", f"top_stall_{k}", f"compile_ms_{k}"]
         w.writerow(header + ["confirmed"])
         for r in rows:
             line = [r["id"], r["name"], r["verdict"], " ".join(r.get("rules", []))]
             line += [v if isinstance(v, str) else json.dumps(v) for v in (r["assignment"][k] for k in space["knobs"])]
             for k in shape_keys:
                 s = r.get("shapes", {}).get(k)
-                line += [s["tflops"], s["mfma_utilization"], s["top_stall"], s["compile_ms"]] if s else ["", "", "", ""]
+                line += ([s["tflops"], s["mfma_utilization"], s["steady_state_mfma_utilization"], s["top_stall"],
+                          s["compile_ms"]] if s else [""] * 5)
             w.writerow(line + [r.get("confirmed", "")])
     best = {}
     for k in shape_keys:
         ok = [r for r in rows if r["verdict"] == "accepted" and r.get("confirmed") == "bit-exact"]
         if ok:
-            winner = max(ok, key=lambda r: (r["shapes"][k]["tflops"], -r["id"]))
+            winner = min(ok, key=lambda r: rank_key(r, [k]))
             s = schedule_of(space, winner["id"], winner["assignment"])
             path = os.path.join(out_dir, f"best_{k}.json")
             with open(path, "w") as f:
                 json.dump(s, f, indent=1)
             best[k] = {"id": winner["id"], "name": winner["name"], "tflops": winner["shapes"][k]["tflops"],
-                       "file": path}
+                       "steady": winner["shapes"][k]["steady_state_mfma_utilization"], "file": path}
     with open(os.path.join(out_dir, "tflops.svg"), "w") as f:
         f.write(svg_plot(rows, shape_keys, space["name"]))
     return {"counts": counts, "best": best}
@@ -474,7 +489,8 @@ def main(argv=None):
           f"{c['rejections_by_rule']}, {c['invalid']} invalid, {c['not lowered']} not lowered; "
           f"{c['confirmed_bit_exact']} confirmed bit-exact on the emulator")
     for k, b in summary["best"].items():
-        print(f"best at {k}: {b['name']} {b['tflops']:.1f} TFLOP/s (modeled) -> {b['file']}")
+        steady = f", steady-state MFMA {100 * b['steady']:.1f}%" if b["steady"] else ""
+        print(f"best at {k}: {b['name']} {b['tflops']:.1f} TFLOP/s{steady} (modeled) -> {b['file']}")
     print(f"results: {out}/results.csv, results.json, tflops.svg")
     return 0
 

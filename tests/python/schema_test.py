@@ -67,5 +67,38 @@ class SchemaTest(unittest.TestCase):
             self.assertFalse(self.validator.is_valid(bad), bad)
 
 
+
+class SpaceSchemaTest(unittest.TestCase):
+    """cdna4-tune's search spaces (schedules/spaces/): the shipped ones validate and load."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(ROOT, "schedules", "spaces", "space.schema.json")) as f:
+            cls.schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(cls.schema)
+        cls.validator = jsonschema.Draft202012Validator(cls.schema)
+
+    def test_every_shipped_space_validates(self):
+        files = [f for f in sorted(glob.glob(os.path.join(ROOT, "schedules", "spaces", "*.json")))
+                 if not f.endswith("space.schema.json")]
+        self.assertGreaterEqual(len(files), 2)
+        for path in files:
+            with open(path) as f:
+                doc = json.load(f)
+            errors = [e.message for e in self.validator.iter_errors(doc)]
+            self.assertEqual([], errors, path)
+            base = os.path.join(os.path.dirname(path), doc["base"])
+            self.assertTrue(os.path.exists(base), base)
+
+    def test_every_field_has_a_description(self):
+        self.assertEqual([], fields_without_description(self.schema))
+
+    def test_the_schema_refuses_unknown_knobs_and_fields(self):
+        good = {"name": "x", "base": "../baseline_256x256x64_w8.json", "knobs": {"waits": ["keep"]}}
+        self.assertEqual([], list(self.validator.iter_errors(good)))
+        self.assertNotEqual([], list(self.validator.iter_errors(dict(good, knobs={"tiles": [1]}))))
+        self.assertNotEqual([], list(self.validator.iter_errors(dict(good, knbos={}))))
+        self.assertNotEqual([], list(self.validator.iter_errors(dict(good, knobs={"waits": ["sometimes"]}))))
+
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False, verbosity=2).result.wasSuccessful() else 1)
