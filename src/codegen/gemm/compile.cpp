@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cctype>
 #include <future>
+#include <system_error>
 #include <map>
 #include <unordered_map>
 #include <mutex>
@@ -189,8 +190,15 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   // A schedule that passes the static rules can be lowered; the hazard simulation,
   // most of verify's time, proves it meanwhile on a second thread.
   std::future<TimedVerdict> verdict;
-  if (options.verify)
-    verdict = std::async(std::launch::async, [&planned] { return timed_verify(planned); });
+  if (options.verify) {
+    try {
+      verdict = std::async(std::launch::async, [&planned] { return timed_verify(planned); });
+    } catch (const std::system_error&) {  // no thread to be had: verify here
+      const TimedVerdict v = timed_verify(planned);
+      st.parse_plan_verify_ms += v.ms;
+      reject_if_refused(v.report, planned);
+    }
+  }
   auto judged = [&](auto&& stages) {
     try {
       stages();
