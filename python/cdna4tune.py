@@ -44,12 +44,55 @@ def _planned_ops(s, value):
     s["num_stages"] = value
 
 
+def _renumber(ops):
+    """Emission order follows the phases (the verifier's phase-order rule); ties keep their old order."""
+    for n, op in enumerate(sorted(ops, key=lambda o: (o.get("phase", 0), o.get("order", 0)))):
+        op["order"] = n
+
+
 def _setprio(s, value):
+    """keep; drop every s_setprio; or mfma: raise the priority around every MFMA op (1 before, 0 after)."""
     if value == "keep":
         return
-    if value != "drop":
-        raise SpaceError("knob setprio: values are 'keep' or 'drop'")
-    s["ops"] = [op for op in s.get("ops", []) if op.get("op") != "setprio"]
+    if value not in ("drop", "mfma"):
+        raise SpaceError("knob setprio: values are 'keep', 'drop' or 'mfma'")
+    ops = [op for op in s.get("ops", []) if op.get("op") != "setprio"]
+    if value == "mfma":
+        for op in [o for o in ops if o.get("op") == "mfma"]:
+            for prio, delta in ((1, -0.5), (0, 0.5)):
+                ops.append({"op": "setprio", "prio": prio, "stage": op.get("stage", 0), "phase": op.get("phase", 0),
+                            "order": op.get("order", 0) + delta})
+    _renumber(ops)
+    s["ops"] = ops
+
+
+def _s2r_lead(s, value):
+    """Each S2R op moves to `value` phases before the first MFMA op of its kpack (not before phase 0); null keeps."""
+    if value is None:
+        return
+    ops = s.get("ops", [])
+    mfma_phase = {}
+    for op in ops:
+        if op.get("op") == "mfma":
+            k = op.get("kpack", 0)
+            mfma_phase[k] = min(mfma_phase.get(k, op.get("phase", 0)), op.get("phase", 0))
+    for op in ops:
+        if op.get("op") == "s2r" and op.get("kpack", 0) in mfma_phase:
+            op["phase"] = max(0, mfma_phase[op.get("kpack", 0)] - int(value))
+    _renumber(ops)
+
+
+def _g2s_spread(s, value):
+    """The G2S ops, in emission order, go round-robin to the listed phases; null keeps."""
+    if value is None:
+        return
+    if not isinstance(value, list) or not value or not all(isinstance(p, int) and p >= 0 for p in value):
+        raise SpaceError("knob g2s_spread: each value is a non-empty list of phases")
+    ops = s.get("ops", [])
+    g2s = sorted((op for op in ops if op.get("op") == "g2s"), key=lambda o: o.get("order", 0))
+    for i, op in enumerate(g2s):
+        op["phase"] = value[i % len(value)]
+    _renumber(ops)
 
 
 def _waits(s, value):
@@ -70,9 +113,7 @@ def _phase_shift(kind):
         for op in ops:
             if op.get("op") == kind:
                 op["phase"] = (op.get("phase", 0) + int(value)) % phases
-        # Emission order follows the phases (the verifier's phase-order rule), ties in the old order.
-        for n, op in enumerate(sorted(ops, key=lambda o: (o.get("phase", 0), o.get("order", 0)))):
-            op["order"] = n
+        _renumber(ops)
     return apply
 
 
@@ -88,11 +129,14 @@ KNOBS = {
     "wave_grid": (_set("wave_grid"), "waves along M and N, e.g. {\"m\": 2, \"n\": 4}"),
     "tile": (_set("tile"), "workgroup tile {\"m\", \"n\", \"k\"} (explicit ops must still cover it)"),
     "lds_buffers": (_set("lds_buffers"), "LDS slots per operand"),
+    "pingpong_groups": (_set("pingpong_groups"), "wave groups that take turns at the MFMA pipes (1 or 2)"),
     "num_stages": (_planned_ops, "drop explicit ops: the planner places them in this many stages"),
-    "setprio": (_setprio, "'keep' or 'drop' the s_setprio ops"),
+    "setprio": (_setprio, "'keep' or 'drop' the s_setprio ops, or 'mfma': priority 1 around every MFMA op"),
     "waits": (_waits, "'keep' the schedule's waits or 'plan' (relax each to the weakest safe value)"),
     "g2s_phase_shift": (_phase_shift("g2s"), "move every G2S op this many phases later (mod the phase count)"),
     "s2r_phase_shift": (_phase_shift("s2r"), "move every S2R op this many phases later (mod the phase count)"),
+    "s2r_lead": (_s2r_lead, "each S2R op this many phases before the first MFMA op of its kpack"),
+    "g2s_spread": (_g2s_spread, "the G2S ops round-robin over a list of phases"),
     "group_m": (_group_m, "workgroup order: XCD remap with this group_m (null: row order)"),
 }
 

@@ -80,6 +80,53 @@ class GeneratorTest(unittest.TestCase):
         self.assertIn("vmcnt", json.dumps(space["base"]))  # the base is untouched
 
 
+def load(name):
+    with open(os.path.join(SCHEDULES, name)) as f:
+        return json.load(f)
+
+
+def emission(s):
+    return sorted(s["ops"], key=lambda o: o["order"])
+
+
+class KnobTest(unittest.TestCase):
+    """The op-moving knobs keep a schedule the parser takes: unique orders, phases never decreasing."""
+
+    def check_orders(self, s):
+        ops = emission(s)
+        self.assertEqual([o["order"] for o in ops], list(range(len(ops))))
+        self.assertEqual([o["phase"] for o in ops], sorted(o["phase"] for o in ops))
+
+    def test_setprio_around_every_mfma(self):
+        s = load("prefetch2_256x256x64_w8.json")
+        cdna4tune.KNOBS["setprio"][0](s, "mfma")
+        self.check_orders(s)
+        ops = emission(s)
+        for i, op in enumerate(ops):
+            if op["op"] == "mfma":
+                self.assertEqual((ops[i - 1]["op"], ops[i - 1]["prio"]), ("setprio", 1))
+                self.assertEqual((ops[i + 1]["op"], ops[i + 1]["prio"]), ("setprio", 0))
+        self.assertEqual(sum(o["op"] == "setprio" for o in ops), 2 * sum(o["op"] == "mfma" for o in ops))
+
+    def test_s2r_lead_and_g2s_spread(self):
+        s = load("pingpong_256x256x64_w8.json")
+        cdna4tune.KNOBS["s2r_lead"][0](s, 1)
+        mfma_phase = {o["kpack"]: o["phase"] for o in s["ops"] if o["op"] == "mfma"}
+        for o in s["ops"]:
+            if o["op"] == "s2r":
+                self.assertEqual(o["phase"], mfma_phase[o["kpack"]] - 1)
+        cdna4tune.KNOBS["g2s_spread"][0](s, [0, 4])
+        g2s = [o for o in emission(s) if o["op"] == "g2s"]
+        self.assertEqual(sorted(o["phase"] for o in g2s), [0, 0, 0, 0, 4, 4, 4, 4])
+        self.check_orders(s)
+        before = load("pingpong_256x256x64_w8.json")
+        for knob in ("s2r_lead", "g2s_spread"):
+            cdna4tune.KNOBS[knob][0](before, None)  # null keeps the base
+        self.assertEqual(before, load("pingpong_256x256x64_w8.json"))
+        with self.assertRaisesRegex(cdna4tune.SpaceError, "list of phases"):
+            cdna4tune.KNOBS["g2s_spread"][0](load("pingpong_256x256x64_w8.json"), [])
+
+
 class SearchTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
