@@ -9,6 +9,7 @@ Dask cluster; results depend only on the space and the seed.
 """
 import argparse
 import concurrent.futures
+import concurrent.futures.process
 import copy
 import csv
 import hashlib
@@ -528,6 +529,14 @@ def main(argv=None):
     except SpaceError as e:
         print(f"cdna4-tune: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\ncdna4-tune: interrupted; what finished is in {out}: run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    except concurrent.futures.process.BrokenProcessPool:
+        print(f"\ncdna4-tune: a worker process died (interrupted?); what finished is in {out}: run the same command "
+              f"again to resume", file=sys.stderr)
+        return 130
     c = summary["counts"]
     print(f"{c['candidates']} candidates: {c['accepted']} accepted, {c['rejected']} rejected by the verifier "
           f"{c['rejections_by_rule']}, {c['invalid']} invalid, {c['not lowered']} not lowered; "

@@ -5,8 +5,10 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 import cdna4tune
@@ -180,6 +182,30 @@ class SearchTest(unittest.TestCase):
             done = [json.loads(line)["id"] for line in f if line.strip().endswith("}")]
         self.assertEqual(sorted(done), [2, 3, 4, 5, 6, 7])  # the first three were not redone
         self.assertEqual(done[:3], [json.loads(line)["id"] for line in lines[:3]])
+
+    def test_resume_after_ctrl_c(self):
+        """A real interruption: SIGINT to the command line after its first result, then the same command again."""
+        tool = os.environ.get("CDNA4_TUNE")
+        self.assertTrue(tool and os.access(tool, os.X_OK), "CDNA4_TUNE must name the built cdna4-tune")
+        full, _ = self.run_search("reference", workers=1)
+        out = os.path.join(self.dir, "interrupted")
+        cmd = [tool, self.space, "--shapes", "512x512x512", "-o", out, "-j", "1", "--quiet"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        results = os.path.join(out, "candidates.jsonl")
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None:
+            if os.path.exists(results) and os.path.getsize(results) > 0:
+                proc.send_signal(signal.SIGINT)
+                break
+            time.sleep(0.005)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("run the same command again to resume", err)
+        with open(results) as f:
+            self.assertLess(len(f.readlines()), 6)
+        again = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(without_timings(out), without_timings(full))
 
     def test_another_search_in_the_same_directory_is_refused(self):
         out, _ = self.run_search("first", workers=1)
