@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import random
+import signal
 import sys
 import time
 
@@ -303,10 +304,18 @@ def _run_all(fn, tasks, workers, scheduler, on_result):
         for t in tasks:
             on_result(fn(t))
         return
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+    # Workers ignore Ctrl-C: the parent stops, drops what has not started and keeps what finished.
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    try:
         futures = [pool.submit(fn, t) for t in tasks]
         for future in concurrent.futures.as_completed(futures):
             on_result(future.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _read_jsonl(path):
