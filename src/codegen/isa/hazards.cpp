@@ -247,25 +247,60 @@ struct History {
 
 bool is_branch(const Instruction& i) { return i.mnemonic.rfind("s_cbranch", 0) == 0 || i.mnemonic == "s_branch"; }
 
-// One forward walk: the wait states each line needs before it. `loop_tails`
-// holds, per branch target, the history at the branch of the previous walk.
-std::vector<int> one_walk(const Code& code, const std::vector<HazardFacts>& facts,
-                          const std::map<std::string, History>& loop_tails,
-                          std::map<std::string, History>& tails_out) {
-  std::vector<int> nops(code.lines.size(), 0);
+// One forward walk's results: the wait states each line needs before it, the
+// history at each branch (the tail its target sees next walk) and at each label.
+struct Walk {
+  std::vector<int> nops;
+  std::map<std::string, History> tails, heads;
+};
+
+// One forward walk. `prev` is the previous walk (null for the first), whose
+// tails this walk sees at their branch targets. Past a target the two walks
+// can differ only until `max_lifetime` wait states have passed since the last
+// line where they differed: every entry older than that has expired in both,
+// the younger ones have the same ages, so from there this walk repeats the
+// previous one, and skips to the next branch target.
+Walk one_walk(const Code& code, const std::vector<HazardFacts>& facts, const Walk* prev, int max_lifetime) {
+  Walk w;
+  w.nops.assign(code.lines.size(), 0);
   History h;
+  bool repeating = false;  // this walk is known to equal the previous one here
+  int last_difference = 0;
   for (size_t n = 0; n < code.lines.size(); ++n) {
     const Line& line = code.lines[n];
     if (line.kind == Line::Kind::label) {
-      if (auto it = loop_tails.find(line.text); it != loop_tails.end()) h.merge(it->second);
+      const History* tail = nullptr;
+      if (prev)
+        if (auto it = prev->tails.find(line.text); it != prev->tails.end()) tail = &it->second;
+      if (repeating) {
+        if (!tail) continue;
+        h = prev->heads.at(line.text);
+        repeating = false;
+      }
+      w.heads[line.text] = h;
+      if (tail) {
+        h.merge(*tail);
+        last_difference = h.now;
+      }
     } else if (line.kind == Line::Kind::instruction) {
-      nops[n] = can_wait(facts[n]) ? std::max(0, h.missing_states(facts[n])) : 0;
-      h.pass(nops[n]);
+      const bool branch = is_branch(line.inst);
+      if (repeating) {
+        w.nops[n] = prev->nops[n];
+        if (branch) {
+          const std::string target(std::get<Label>(line.inst.uses.at(0)).name);
+          w.tails[target] = prev->tails.at(target);  // the previous walk's history here, which this one repeats
+        }
+        continue;
+      }
+      w.nops[n] = can_wait(facts[n]) ? std::max(0, h.missing_states(facts[n])) : 0;
+      if (prev && w.nops[n] != prev->nops[n]) last_difference = h.now;
+      h.pass(w.nops[n]);
       h.issue(facts[n], wait_states(line.inst));
-      if (is_branch(line.inst)) tails_out[std::string(std::get<Label>(line.inst.uses.at(0)).name)] = h;
+      if (branch) w.tails[std::string(std::get<Label>(line.inst.uses.at(0)).name)] = h;
+      repeating = prev && h.now - last_difference >= max_lifetime;
     }
   }
-  return nops;
+  return w;
 }
 
 }  // namespace
@@ -275,21 +310,21 @@ Code insert_hazard_nops(Code code) {
   for (size_t n = 0; n < code.lines.size(); ++n)
     if (code.lines[n].kind == Line::Kind::instruction) facts[n] = HazardFacts::of(code.lines[n].inst);
   // Each walk sees the previous walk's loop tails at the loop heads; waits only
-  // grow, so a few walks reach the fixed point.
-  // A walk's waits depend only on the tails it starts from, so once a walk
-  // ends with the tails it started from, another would repeat it.
-  std::map<std::string, History> tails;
-  std::vector<int> nops;
-  for (int walk = 0; walk < 8; ++walk) {
-    std::map<std::string, History> new_tails;
-    nops = one_walk(code, facts, tails, new_tails);
-    const bool stable = new_tails.size() == tails.size() &&
-                        std::equal(new_tails.begin(), new_tails.end(), tails.begin(), [](const auto& x, const auto& y) {
-                          return x.first == y.first && x.second.same_as(y.second);
-                        });
-    tails = std::move(new_tails);
-    if (stable || tails.empty()) break;
+  // grow, so a few walks reach the fixed point. A walk's waits depend only on
+  // the tails it starts from, so once a walk ends with the tails it started
+  // from, another would repeat it.
+  int max_lifetime = 0;
+  for (const HazardFacts& f : facts) max_lifetime = std::max(max_lifetime, longest_wait_after(f));
+  Walk walk = one_walk(code, facts, nullptr, max_lifetime);
+  for (int n = 1; n < 8 && !walk.tails.empty(); ++n) {
+    Walk next = one_walk(code, facts, &walk, max_lifetime);
+    const bool stable = next.tails.size() == walk.tails.size() &&
+                        std::equal(next.tails.begin(), next.tails.end(), walk.tails.begin(),
+                                   [](const auto& x, const auto& y) { return x.first == y.first && x.second.same_as(y.second); });
+    walk = std::move(next);
+    if (stable) break;
   }
+  const std::vector<int>& nops = walk.nops;
   Code out;
   out.lines.reserve(code.lines.size() + code.lines.size() / 8);
   for (size_t n = 0; n < code.lines.size(); ++n) {
