@@ -22,7 +22,7 @@ class Code {
 
   void label(const std::string& name) { lines.push_back({Line::Kind::label, {}, name}); }
   void comment(const std::string& text) { lines.push_back({Line::Kind::comment, {}, text}); }
-  void emit(Instruction inst) { lines.push_back({Line::Kind::instruction, std::move(inst), {}}); }
+  void emit(Instruction inst) { lines.emplace_back(Line::Kind::instruction, std::move(inst)); }
   void append(const Code& other) { lines.insert(lines.end(), other.lines.begin(), other.lines.end()); }
   size_t instruction_count() const;
   std::string text() const;  // one instruction or label per line

@@ -324,14 +324,26 @@ Code insert_hazard_nops(Code code) {
     walk = std::move(next);
     if (stable) break;
   }
+  // The s_nops go in place: lines move back from the end, each once, and those
+  // before the first s_nop stay where they are.
   const std::vector<int>& nops = walk.nops;
-  Code out;
-  out.lines.reserve(code.lines.size() + code.lines.size() / 8);
-  for (size_t n = 0; n < code.lines.size(); ++n) {
-    for (int missing = nops[n]; missing > 0; missing -= 16) out.s_nop(std::min(missing, 16) - 1);  // s_nop 15 is the longest
-    out.lines.push_back(std::move(code.lines[n]));
+  auto s_nops = [](int states) { return (states + 15) / 16; };  // s_nop 15 (16 states) is the longest
+  size_t extra = 0;
+  for (int states : nops) extra += size_t(s_nops(states));
+  const size_t old_size = code.lines.size();
+  code.lines.resize(old_size + extra);
+  Code nop;
+  for (size_t n = old_size, to = old_size + extra; to != n;) {
+    --n;
+    code.lines[--to] = std::move(code.lines[n]);
+    for (int missing = nops[n], k = s_nops(missing); k > 0; --k) {
+      const int states = k == s_nops(missing) && missing % 16 ? missing % 16 : 16;  // the remainder goes last
+      nop.lines.clear();
+      nop.s_nop(states - 1);
+      code.lines[--to] = std::move(nop.lines.back());
+    }
   }
-  return out;
+  return code;
 }
 
 }  // namespace cdna4::codegen::isa
