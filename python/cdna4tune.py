@@ -358,6 +358,20 @@ def rank_key(result, shape_keys):
     return (-round(score(result, shape_keys), 1), -sum(steady) / len(steady), result["id"])
 
 
+def write_candidates(space_path, directory):
+    """Every candidate of the space as an ordinary schedule file, <name>_<id>.json; returns the paths."""
+    space = load_space(space_path)
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for cid, assignment in candidates(space):
+        s = schedule_of(space, cid, assignment)
+        path = os.path.join(directory, s["name"] + ".json")
+        with open(path, "w") as f:
+            json.dump(s, f, indent=1)
+        paths.append(path)
+    return paths
+
+
 def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=None, progress=True):
     space = load_space(space_path)
     workers = workers or os.cpu_count() or 1
@@ -529,9 +543,16 @@ def main(argv=None):
     p.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler: run there instead")
     p.add_argument("--confirm-top", type=int, default=None, help="emulator-check this many best (default: space's, 3)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--write-candidates", metavar="DIR", default=None,
+                   help="only write every candidate as a schedule file into DIR, and stop")
     args = p.parse_args(argv)
+    out = None
     try:
         space = load_space(args.space)
+        if args.write_candidates:
+            paths = write_candidates(args.space, args.write_candidates)
+            print(f"{len(paths)} candidate schedules written to {args.write_candidates}")
+            return 0
         out = args.out or f"tune-{space['name']}"
         summary = tune(args.space, parse_shapes(args.shapes), out, args.workers, args.scheduler, args.confirm_top,
                        progress=not args.quiet)

@@ -63,6 +63,13 @@ class GeneratorTest(unittest.TestCase):
         self.assertNotEqual([x for x, _ in a], [x for x, _ in c])
         self.assertTrue(all(0 <= cid < 32 for cid, _ in a))
 
+    def test_candidates_written_as_schedule_files(self):
+        import cdna4jit
+        paths = cdna4tune.write_candidates(write_space(self.dir), os.path.join(self.dir, "cands"))
+        self.assertEqual([os.path.basename(p) for p in paths], [f"tiny_{i:05d}.json" for i in range(2, 8)])
+        for path in paths:
+            self.assertEqual(cdna4jit.load_schedule(path).name, os.path.basename(path)[:-5])
+
     def test_bad_spaces_are_refused_with_the_reason(self):
         with self.assertRaisesRegex(cdna4tune.SpaceError, "unknown knob 'tiles'"):
             cdna4tune.load_space(write_space(self.dir, knobs={"tiles": [1]}))
