@@ -318,6 +318,24 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _run_stage(fn, todo, total, path, done, what, workers, scheduler, progress, status=None):
+    """Runs `todo` (the `total` tasks of a stage less those in `done`), each result appended to the JSON-lines file
+    at `path` and added to `done` as it finishes; `status(result)` is the progress bar's text."""
+    bar = Progress(total, what) if progress else None
+    if bar:
+        bar.done = total - len(todo)
+    with open(path, "a") as out:
+        def record(r):
+            done[r["id"]] = r
+            out.write(json.dumps(r, sort_keys=True) + "\n")
+            out.flush()
+            if bar:
+                bar.update(1, status(r) if status else None)
+        _run_all(fn, todo, workers, scheduler, record)
+    if bar:
+        bar.finish()
+
+
 def _read_jsonl(path):
     """The records of a results file; a last line cut by an interruption is dropped from the file and redone."""
     out = {}
@@ -393,46 +411,26 @@ def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=
     results = _read_jsonl(results_path)
     todo = [{"id": cid, "assignment": a, "schedule": schedule_of(space, cid, a), "shapes": shapes}
             for cid, a in cands if cid not in results]
-    bar = Progress(len(cands), "verify + model") if progress else None
-    if bar:
-        bar.done = len(cands) - len(todo)
     best = max(results.values(), key=lambda x: score(x, shape_keys), default=None)
-    with open(results_path, "a") as out:
-        def record(r):
-            nonlocal best
-            results[r["id"]] = r
-            out.write(json.dumps(r, sort_keys=True) + "\n")
-            out.flush()
-            if best is None or score(r, shape_keys) > score(best, shape_keys):
-                best = r
-            if bar:
-                bar.update(1, f"mean {score(best, shape_keys):.1f} TFLOP/s modeled ({best['name']})"
-                           if score(best, shape_keys) else None)
-        _run_all(evaluate, todo, workers, scheduler, record)
-    if bar:
-        bar.finish()
+
+    def best_so_far(r):
+        nonlocal best
+        if best is None or score(r, shape_keys) > score(best, shape_keys):
+            best = r
+        return f"mean {score(best, shape_keys):.1f} TFLOP/s modeled ({best['name']})" if score(best, shape_keys) else None
+
+    _run_stage(evaluate, todo, len(cands), results_path, results, "verify + model", workers, scheduler, progress,
+               best_so_far)
 
     accepted = sorted((r for r in results.values() if r["verdict"] == "accepted"),
                       key=lambda r: rank_key(r, shape_keys))
-    top = confirm_top if confirm_top is not None else space.get("confirm_top", 3)
+    top = min(confirm_top if confirm_top is not None else space.get("confirm_top", 3), len(accepted))
     confirm_path = os.path.join(out_dir, "confirmed.jsonl")
     confirmed = _read_jsonl(confirm_path)
     by_id = {cid: a for cid, a in cands}
     todo = [{"id": r["id"], "schedule": schedule_of(space, r["id"], by_id[r["id"]]), "seed": space.get("seed", 0)}
             for r in accepted[:top] if r["id"] not in confirmed]
-    bar = Progress(min(top, len(accepted)), "emulator check") if progress else None
-    if bar:
-        bar.done = min(top, len(accepted)) - len(todo)
-    with open(confirm_path, "a") as out:
-        def record_confirm(r):
-            confirmed[r["id"]] = r
-            out.write(json.dumps(r, sort_keys=True) + "\n")
-            out.flush()
-            if bar:
-                bar.update(1)
-        _run_all(confirm, todo, workers, scheduler, record_confirm)
-    if bar:
-        bar.finish()
+    _run_stage(confirm, todo, top, confirm_path, confirmed, "emulator check", workers, scheduler, progress)
     for r in results.values():
         if r["id"] in confirmed:
             r["confirmed"] = confirmed[r["id"]]["confirmed"]

@@ -46,7 +46,7 @@ bool with_value(isa::Instruction& inst, size_t arg, int64_t value) {
     inst.modifiers.replace(offset->begin, offset->end - offset->begin, std::to_string(value));
     return true;
   }
-  isa::Arg& a = arg < inst.defs.size() ? inst.defs[arg] : inst.uses[arg - inst.defs.size()];
+  isa::Arg& a = nth_arg(inst, arg);
   if (auto* imm = std::get_if<isa::Imm>(&a)) {
     // Within one class: inline integers 0..64 are 128 | v, literals are a dword of their own.
     const int64_t old = printed_immediate(imm->value);
@@ -62,8 +62,7 @@ bool with_value(isa::Instruction& inst, size_t arg, int64_t value) {
   changed.index = uint16_t(value);
   if (!RegisterTable::gfx950().find(changed)) return false;
   for (size_t i = 0; i < n; ++i) {
-    isa::Arg& other = i < inst.defs.size() ? inst.defs[i] : inst.uses[i - inst.defs.size()];
-    if (auto* o = std::get_if<isa::Reg>(&other)) {
+    if (auto* o = std::get_if<isa::Reg>(&nth_arg(inst, i))) {
       if (*o == old) *o = changed;
       else if (o->overlaps(changed)) return false;
     }

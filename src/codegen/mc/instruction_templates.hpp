@@ -41,6 +41,9 @@ struct InstructionTemplate {
 inline const isa::Arg& nth_arg(const isa::Instruction& inst, size_t i) {
   return i < inst.defs.size() ? inst.defs[i] : inst.uses[i - inst.defs.size()];
 }
+inline isa::Arg& nth_arg(isa::Instruction& inst, size_t i) {
+  return i < inst.defs.size() ? inst.defs[i] : inst.uses[i - inst.defs.size()];
+}
 
 // The earlier operand holding exactly the same register as operand `i`, or -1.
 // The shape records it, so the parser checks the template with the same aliasing.

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 #include <lld/Common/Driver.h>
@@ -195,19 +196,13 @@ Bytes link_hsaco(std::span<const uint8_t> object) {
     bool can_run_again = true;
     {
       std::lock_guard<std::mutex> lock(link_mutex);
-      if (OutputPipe pipe(object.size()); pipe.usable()) {
-        diagnostics = link_in_process(input_path, pipe.path(), can_run_again);
-        if (can_run_again) {
-          fail_if();
-          return pipe.drain();
-        }
-      } else {
-        TempPath output;
-        diagnostics = link_in_process(input_path, output.path, can_run_again);
-        if (can_run_again) {
-          fail_if();
-          return read_file(output.path);
-        }
+      OutputPipe pipe(object.size());
+      std::optional<TempPath> file;
+      if (!pipe.usable()) file.emplace();
+      diagnostics = link_in_process(input_path, file ? file->path : pipe.path(), can_run_again);
+      if (can_run_again) {
+        fail_if();
+        return file ? read_file(file->path) : pipe.drain();
       }
     }
     // lld's state may be corrupt: this and every later link use the executable.
