@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen {
 
 namespace {
-constexpr uint32_t kMaxUnifiedRegisters = 512;  // VGPR + AGPR per lane
-constexpr uint32_t kMaxVgprs = 256;
-constexpr uint32_t kMaxSgprs = 102;
-constexpr uint32_t kMaxLdsBytes = 160 * 1024;
+constexpr uint32_t kMaxUnifiedRegisters = gfx950::kRegistersPerLane;  // VGPR + AGPR per lane
+constexpr uint32_t kMaxVgprs = gfx950::kMaxVgprs;
+constexpr uint32_t kMaxSgprs = gfx950::kAddressableSgprs;
+constexpr uint32_t kMaxLdsBytes = gfx950::kLdsBytesPerCu;
 constexpr uint32_t kVccSgprs = 2;
 
 uint32_t round_up(uint32_t v, uint32_t m) { return (v + m - 1) / m * m; }
