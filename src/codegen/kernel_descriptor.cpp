@@ -42,8 +42,9 @@ void validate(const KernelSpec& spec) {
     throw Error(fmt::format("kernel {}: {} SGPRs, gfx950 allows at most {}", spec.name, spec.sgprs, kMaxSgprs));
   if (spec.lds_bytes > kMaxLdsBytes)
     throw Error(fmt::format("kernel {}: {} bytes of LDS, gfx950 has {}", spec.name, spec.lds_bytes, kMaxLdsBytes));
-  if (spec.workgroup_size == 0 || spec.workgroup_size > 1024)
-    throw Error(fmt::format("kernel {}: workgroup size {} outside 1..1024", spec.name, spec.workgroup_size));
+  if (spec.workgroup_size == 0 || spec.workgroup_size > uint32_t(gfx950::kMaxWorkgroupSize))
+    throw Error(fmt::format("kernel {}: workgroup size {} outside 1..{}", spec.name, spec.workgroup_size,
+                            gfx950::kMaxWorkgroupSize));
 }
 
 std::string kernel_prologue_directives(const KernelSpec& spec) {

@@ -157,7 +157,7 @@ KernelInfo read_kernel_metadata(const Value& value, size_t index) {
   if (k.wavefront_size != 32 && k.wavefront_size != 64)
     f.fail(fmt::format(".wavefront_size is {}, expected 32 or 64", k.wavefront_size));
   if (auto size = f.number(".max_flat_workgroup_size", kMaxWorkgroupSize)) {
-    if (*size == 0) f.fail(".max_flat_workgroup_size is 0; a workgroup has 1 to 1024 work-items");
+    if (*size == 0) f.fail(fmt::format(".max_flat_workgroup_size is 0; a workgroup has 1 to {} work-items", kMaxWorkgroupSize));
     k.max_flat_workgroup_size = uint32_t(*size);
   }
   if (const Value* args = f.array(".args"))

@@ -142,7 +142,7 @@ std::string register_operand(std::string_view name, uint32_t accum_offset, Opera
   if (prefix == "SGPR") {
     op.kind = OperandKind::Sgpr;
     op.index = static_cast<uint16_t>(first);
-    if (first + parts > 102) return fmt::format("register {} is beyond s101", name);
+    if (first + parts > sreg::kGeneralCount) return fmt::format("register {} is beyond s{}", name, sreg::kGeneralCount - 1);
     return {};
   }
   op.kind = OperandKind::Vgpr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/wait_state_rules.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 
@@ -17,10 +18,10 @@ using Handler = void (*)(Wave&, const Inst&);
 // Scalar register numbers follow the hardware encoding, so VCC, M0 and EXEC are
 // plain entries of the scalar file.
 namespace sreg {
-constexpr uint16_t kGeneralCount = 102;  // s0..s101; the rest are special registers
-constexpr uint16_t kFlatScratchLo = 102;
+constexpr uint16_t kGeneralCount = gfx950::kAddressableSgprs;  // s0..s101; the rest are special registers
+constexpr uint16_t kFlatScratchLo = gfx950::kAddressableSgprs;
 constexpr uint16_t kVccLo = 106;
-constexpr uint16_t kM0 = 124;
+constexpr uint16_t kM0 = gfx950::kM0;
 constexpr uint16_t kExecLo = 126;
 constexpr uint16_t kFileSize = 128;
 }  // namespace sreg
