@@ -44,7 +44,7 @@ const char* kUsage =
     "Without input files A and B are generated.\n"
     "\n"
     "options:\n"
-    "  --out-type f32|bf16|f16   C element type (default f32)\n"
+    "  --out-type f32|bf16|f16   C element type (default: the schedule's types.c)\n"
     "  --device emulator|model|hsa\n"
     "                            where to run (default emulator); model runs on the emulator\n"
     "                            and prints the modeled gfx950 time, TFLOP/s, MFMA\n"
@@ -73,7 +73,8 @@ const char* kUsage =
     "  --stride-a N --stride-b N --stride-c N\n"
     "                            with --batch: elements from one matrix to the next in --a,\n"
     "                            --b and --c-out / --c-in (default: packed); the kernel reads\n"
-    "                            the files as they are, so K must be a multiple of 16 bytes\n"
+    "                            the files as they are when K is a multiple of 16 bytes\n"
+    "                            (else a copy pads it)\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
     "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
@@ -102,7 +103,7 @@ const char* kUsage =
 constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
-  std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
+  std::string schedule, shape, out_type, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
   std::string layout = "nn";
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
@@ -178,7 +179,7 @@ Options parse(int argc, char** argv) {
     throw UsageError("--activation takes none, relu, gelu or silu");
   if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
   if (!o.c_type.empty() && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
-  if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
+  if (!o.out_type.empty() && o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
     throw UsageError("--out-type takes f32, bf16 or f16");
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
@@ -238,14 +239,85 @@ cdna4::OutType out_type_named(const std::string& name) {
   return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
 }
 
-cdna4::DataType as_data_type(cdna4::OutType out) {
-  return out == cdna4::OutType::bf16 ? cdna4::DataType::bf16
-         : out == cdna4::OutType::f16 ? cdna4::DataType::f16
-                                      : cdna4::DataType::f32;
-}
+// The buffers a GemmProblem of the command line points into.
+struct Inputs {
+  std::vector<uint8_t> a, b, scale_a, scale_b, c, bias;
+};
 
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
   return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
+}
+
+// The problem the flags describe, its data generated or read from the files.
+cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule, cdna4::GemmShape shape,
+                              Inputs& in) {
+  using cdna4::Operand;
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  cdna4::GemmProblem p;
+  p.layout = layout_named(o.layout);
+  // Each input: `batch` matrices, stride apart (default: packed), the last one whole.
+  const auto elements = [&](int64_t matrix, int64_t stride) { return (shape.batch - 1) * stride + matrix; };
+  const int64_t a_elements = elements(m * k, shape.stride(p.layout, Operand::a));
+  const int64_t b_elements = elements(k * n, shape.stride(p.layout, Operand::b));
+  const bool integer = o.data == "integer";
+  in.a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer) : read_matrix(o.a, schedule.type_a, a_elements, "A");
+  in.b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer) : read_matrix(o.b, schedule.type_b, b_elements, "B");
+  if (schedule.scaled) {
+    const int64_t count_a = m * (k / 32) * shape.batch, count_b = (k / 32) * n * shape.batch;
+    in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
+    in.scale_b = o.b_scale.empty() ? generate_scales(count_b, o.seed + 3, integer) : read_scales(o.b_scale, count_b, "B's scales");
+  }
+  if (const auto& e = schedule.epilogue) {
+    p.alpha = o.alpha.value_or(1.0f);
+    p.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
+    const int64_t c_elements = elements(m * n, shape.c_stride());
+    if (e->c)
+      in.c = o.c_in.empty() ? generate(*e->c, c_elements, o.seed + 4, integer) : read_matrix(o.c_in, *e->c, c_elements, "C");
+    const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
+    if (bias_len)
+      in.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
+                               : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
+  }
+  p.shape = shape;
+  p.a = in.a;
+  p.b = in.b;
+  p.scale_a = in.scale_a;
+  p.scale_b = in.scale_b;
+  p.c = in.c;
+  p.bias = in.bias;
+  return p;
+}
+
+// The flags' epilogue over the schedule's; C's type defaults to the output type.
+void apply_epilogue_flags(const Options& o, cdna4::OutType out, cdna4::Schedule& schedule) {
+  if (!o.alpha && !o.beta && o.c_in.empty() && o.bias.empty() && o.activation.empty()) return;
+  cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
+  if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.empty() ? out : out_type_named(o.c_type));
+  if (!o.bias.empty()) {
+    e.bias = o.bias_dim == "m" ? cdna4::BiasDim::m : cdna4::BiasDim::n;
+    e.bias_type = cdna4::DataType::f32;
+  }
+  if (!o.activation.empty())
+    e.activation = o.activation == "relu"   ? cdna4::Activation::relu
+                   : o.activation == "gelu" ? cdna4::Activation::gelu
+                   : o.activation == "silu" ? cdna4::Activation::silu
+                                            : cdna4::Activation::none;
+  schedule.epilogue = e;
+}
+
+// Compiles (cached) the kernel run_gemm will use for an unstrided problem, or
+// the strided one as given, so a shape past the kernel's limits is refused
+// before any matrix is generated or read.
+void precheck(const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::Layout layout) {
+  const bool strided = shape.stride_a || shape.stride_b || shape.stride_c;
+  cdna4::GemmShape padded = shape;
+  const int granule = cdna4::k_granule(schedule);
+  if (shape.k > INT64_MAX - granule || (strided && shape.k % granule != 0)) return;  // staging copies these
+  padded.k = (shape.k + granule - 1) / granule * granule;
+  cdna4::CompileOptions options;
+  // Unstrided, staging pads rows as the kernel needs; the same limits apply in "nt".
+  options.layout = strided ? layout : cdna4::Layout::nt;
+  cdna4::compile(schedule, padded, options);
 }
 
 }  // namespace
@@ -254,51 +326,19 @@ int main(int argc, char** argv) {
   try {
     cdna4::tools::install_interrupt_handler();
     const Options o = parse(argc, argv);
-    const cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
+    cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || !o.activation.empty()) {
-      cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
-      if (!o.c_in.empty())
-        e.c = o.c_type.empty() ? as_data_type(out_type_named(o.out_type)) : as_data_type(out_type_named(o.c_type));
-      if (!o.bias.empty()) {
-        e.bias = o.bias_dim == "m" ? cdna4::BiasDim::m : cdna4::BiasDim::n;
-        e.bias_type = cdna4::DataType::f32;
-      }
-      if (!o.activation.empty())
-        e.activation = o.activation == "relu"   ? cdna4::Activation::relu
-                       : o.activation == "gelu" ? cdna4::Activation::gelu
-                       : o.activation == "silu" ? cdna4::Activation::silu
-                                                : cdna4::Activation::none;
-      schedule.epilogue = e;
-    }
-    const auto out = out_type_named(o.out_type);
-    // Compiling the kernel run_gemm will use (cached) refuses shapes past its
-    // limits before any matrix is generated or read.
-    cdna4::CompileOptions compile_options;
-    compile_options.layout = layout_named(o.layout);
-    const cdna4::Layout layout = *compile_options.layout;
-    const bool strided = o.stride_a || o.stride_b || o.stride_c;
-    cdna4::GemmShape padded = shape;  // strided: the files as they are, K not padded
-    const int granule = cdna4::k_granule(schedule);
-    if (!strided && k <= INT64_MAX - granule) padded.k = (k + granule - 1) / granule * granule;
-    padded.out = out;
-    padded.batch = int64_t(o.batch);
-    padded.stride_a = int64_t(o.stride_a);
-    padded.stride_b = int64_t(o.stride_b);
-    padded.stride_c = int64_t(o.stride_c);
-    // Unstrided, run_gemm pads rows as the kernel needs; the same limits apply in "nt".
-    cdna4::CompileOptions precheck = compile_options;
-    if (!strided) precheck.layout = cdna4::Layout::nt;
-    cdna4::compile(schedule, padded, precheck);
-    const int64_t batch = padded.batch;
-    // Elements of each input: `batch` matrices (strided: stride apart, the last one whole).
-    const auto span_of = [&](int64_t matrix, int64_t stride) { return strided ? (batch - 1) * stride + matrix : matrix * batch; };
-    const int64_t matrix_a = m * k, matrix_b = k * n;
-    const int64_t stride_a = strided ? padded.stride(layout, cdna4::Operand::a) : matrix_a;
-    const int64_t stride_b = strided ? padded.stride(layout, cdna4::Operand::b) : matrix_b;
-    const int64_t stride_c = strided ? padded.c_stride() : m * n;
+    if (!o.out_type.empty()) shape.out = out_type_named(o.out_type);
+    const cdna4::OutType out = cdna4::output_type(schedule, shape.out);
+    apply_epilogue_flags(o, out, schedule);
+    shape.batch = int64_t(o.batch);
+    shape.stride_a = int64_t(o.stride_a);
+    shape.stride_b = int64_t(o.stride_b);
+    shape.stride_c = int64_t(o.stride_c);
+    precheck(schedule, shape, layout_named(o.layout));
+    const int64_t batch = shape.batch;
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));
@@ -307,32 +347,8 @@ int main(int argc, char** argv) {
     if (schedule.scaled && k % 32 != 0)
       throw cdna4::Error(fmt::format("K = {} is not a multiple of 32: schedule {} takes one E8M0 scale per 32 "
                                      "elements of K", k, schedule.name));
-    const int64_t a_elements = span_of(matrix_a, stride_a), b_elements = span_of(matrix_b, stride_b);
-    const bool integer = o.data == "integer";
-    const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
-                               : read_matrix(o.a, schedule.type_a, a_elements, "A");
-    const auto b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer)
-                               : read_matrix(o.b, schedule.type_b, b_elements, "B");
-    std::vector<uint8_t> scale_a, scale_b;
-    if (schedule.scaled) {
-      scale_a = o.a_scale.empty() ? generate_scales(m * (k / 32) * batch, o.seed + 2, integer)
-                                  : read_scales(o.a_scale, m * (k / 32) * batch, "A's scales");
-      scale_b = o.b_scale.empty() ? generate_scales((k / 32) * n * batch, o.seed + 3, integer)
-                                  : read_scales(o.b_scale, (k / 32) * n * batch, "B's scales");
-    }
-
-    cdna4::EpilogueData epilogue;
-    if (const auto& e = schedule.epilogue) {
-      epilogue.alpha = o.alpha.value_or(1.0f);
-      epilogue.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
-      if (e->c)
-        epilogue.c = o.c_in.empty() ? generate(*e->c, span_of(m * n, stride_c), o.seed + 4, integer)
-                                    : read_matrix(o.c_in, *e->c, span_of(m * n, stride_c), "C");
-      const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
-      if (bias_len)
-        epilogue.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
-                                       : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
-    }
+    Inputs inputs;
+    const cdna4::GemmProblem problem = problem_of(o, schedule, shape, inputs);
 
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
@@ -350,12 +366,7 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<cdna4::GemmRun> finished;
     try {
-      if (strided)
-        finished = cdna4::run_gemm_shaped(device, schedule, padded, a, b, launch, compile_options, scale_a, scale_b,
-                                          epilogue);
-      else
-        finished = cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, compile_options,
-                                           scale_a, scale_b, epilogue);
+      finished = cdna4::run_gemm(device, schedule, problem, {}, launch);
     } catch (const cdna4::Error&) {
       progress.finish();
       if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
@@ -369,33 +380,7 @@ int main(int argc, char** argv) {
     const cdna4::GemmRun& run = *finished;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
-    if (o.check) {
-      diff = 0;
-      const size_t c_bytes = size_t(m * n * cdna4::element_bytes(out));
-      const auto part = [](const std::vector<uint8_t>& v, size_t at, size_t count) {
-        return count ? std::span<const uint8_t>(v.data() + at, count) : std::span<const uint8_t>();
-      };
-      for (int64_t z = 0; z < batch; ++z) {
-        const size_t sa = schedule.scaled ? size_t(m * (k / 32)) : 0, sb = schedule.scaled ? size_t((k / 32) * n) : 0;
-        const auto a_z = cdna4::reference_operand(schedule.type_a, a, layout, cdna4::Operand::a, m, k,
-                                                  shape.ld(layout, cdna4::Operand::a), z * stride_a);
-        const auto b_z = cdna4::reference_operand(schedule.type_b, b, layout, cdna4::Operand::b, n, k,
-                                                  shape.ld(layout, cdna4::Operand::b), z * stride_b);
-        std::vector<float> product = cdna4::reference_gemm(schedule.type_a, a_z, schedule.type_b, b_z, m, n, k,
-                                                           part(scale_a, size_t(z) * sa, sa),
-                                                           part(scale_b, size_t(z) * sb, sb));
-        if (const auto& e = schedule.epilogue) {
-          const size_t c_in_bytes = size_t(cdna4::element_bits(e->c.value_or(cdna4::DataType::f32)) / 8);
-          const size_t cz = e->c ? size_t(m * n) * c_in_bytes : 0;
-          product = cdna4::reference_epilogue(product, m, n, *e, epilogue.alpha, epilogue.beta,
-                                              part(epilogue.c, size_t(z * stride_c) * c_in_bytes, cz), epilogue.bias);
-        }
-        const auto expected = cdna4::to_output_bits(product, as_data_type(out));
-        const auto got_at = run.c.begin() + std::ptrdiff_t(size_t(z * stride_c) * size_t(cdna4::element_bytes(out)));
-        const std::vector<uint8_t> got(got_at, got_at + std::ptrdiff_t(c_bytes));
-        *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));
-      }
-    }
+    if (o.check) diff = cdna4::differing_elements(run.c, cdna4::reference(schedule, problem), size_t(cdna4::element_bytes(out)));
     if (!o.c_out.empty()) {
       std::ofstream f(o.c_out, std::ios::binary);
       f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
@@ -413,7 +398,7 @@ int main(int argc, char** argv) {
       nlohmann::json j = {
           {"schedule", schedule.name},
           {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
-          {"out_type", o.out_type},
+          {"out_type", cdna4::to_string(out)},
           {"device", device.name()},
           {"compile_ms", run.compile.total_ms},
           {"compile_cached", run.compile.cached},
@@ -432,7 +417,7 @@ int main(int argc, char** argv) {
       return status;
     }
     fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
-               o.out_type, device.name());
+               cdna4::to_string(out), device.name());
     fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
                run.launch.seconds);
     if (run.launch.instructions)
