@@ -320,6 +320,51 @@ void precheck(const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cd
   cdna4::compile(schedule, padded, options);
 }
 
+// What the run did, as JSON (--json) or lines of text.
+void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::OutType out,
+                  const std::string& device, const cdna4::GemmRun& run, double wall, std::optional<size_t> diff) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
+  if (o.json) {
+    nlohmann::json races = nlohmann::json::array();
+    for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
+    nlohmann::json j = {
+        {"schedule", schedule.name},
+        {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
+        {"out_type", cdna4::to_string(out)},
+        {"device", device},
+        {"compile_ms", run.compile.total_ms},
+        {"compile_cached", run.compile.cached},
+        {"seconds", run.launch.seconds},
+        {"instructions", run.launch.instructions},
+        {"mfma_macs", run.launch.mfma_macs},
+        {"wall_seconds", wall},
+        {"races", races},
+    };
+    if (diff) j["differing_elements"] = *diff;
+    if (run.launch.model) {
+      j["model"] = cdna4::tools::model_json(*run.launch.model);
+      j["model"]["tflops"] = modeled_tflops(*run.launch.model, m * batch, n, k);
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
+             cdna4::to_string(out), device);
+  fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
+             run.launch.seconds);
+  if (run.launch.instructions)
+    fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
+               run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
+  fmt::print("; total {:.3f} s\n", wall);
+  if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
+  if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n * batch);
+  if (run.launch.model) {
+    fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
+    cdna4::tools::print_model_lines(*run.launch.model);
+  }
+  for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -338,7 +383,6 @@ int main(int argc, char** argv) {
     shape.stride_b = int64_t(o.stride_b);
     shape.stride_c = int64_t(o.stride_c);
     precheck(schedule, shape, layout_named(o.layout));
-    const int64_t batch = shape.batch;
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));
@@ -392,45 +436,7 @@ int main(int argc, char** argv) {
                                        fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
-    if (o.json) {
-      nlohmann::json races = nlohmann::json::array();
-      for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
-      nlohmann::json j = {
-          {"schedule", schedule.name},
-          {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
-          {"out_type", cdna4::to_string(out)},
-          {"device", device.name()},
-          {"compile_ms", run.compile.total_ms},
-          {"compile_cached", run.compile.cached},
-          {"seconds", run.launch.seconds},
-          {"instructions", run.launch.instructions},
-          {"mfma_macs", run.launch.mfma_macs},
-          {"wall_seconds", wall},
-          {"races", races},
-      };
-      if (diff) j["differing_elements"] = *diff;
-      if (run.launch.model) {
-        j["model"] = cdna4::tools::model_json(*run.launch.model);
-        j["model"]["tflops"] = modeled_tflops(*run.launch.model, m * batch, n, k);
-      }
-      fmt::print("{}\n", j.dump(2));
-      return status;
-    }
-    fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
-               cdna4::to_string(out), device.name());
-    fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
-               run.launch.seconds);
-    if (run.launch.instructions)
-      fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
-                 run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
-    fmt::print("; total {:.3f} s\n", wall);
-    if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
-    if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n * batch);
-    if (run.launch.model) {
-      fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
-      cdna4::tools::print_model_lines(*run.launch.model);
-    }
-    for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+    print_report(o, schedule, problem.shape, out, device.name(), run, wall, diff);
     return status;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());

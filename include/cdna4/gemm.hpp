@@ -179,8 +179,8 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, const GemmProblem& pr
 
 // The CPU reference of run_gemm(schedule, problem).c, bit for bit: per batch
 // element reference_operand, reference_gemm (with the scales),
-// reference_epilogue (the schedule's epilogue) and to_output_bits, laid out as
-// GemmRun::c (gaps zero). A check is
+// reference_epilogue (the schedule's epilogue: with CompileOptions::epilogue,
+// pass GemmKernel::schedule) and to_output_bits, laid out as GemmRun::c (gaps zero). A check is
 // differing_elements(run.c, reference(schedule, problem), element_bytes(out)).
 std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem);
 
