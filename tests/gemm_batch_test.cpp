@@ -98,7 +98,7 @@ void check_writes_only_c(const GemmShape& shape, bool expect_row_stores) {
     for (int64_t j = 0; j < shape.n; ++j)
       for (int64_t x = 0; x < shape.k; ++x) bz[size_t(x * shape.n + j)] = bt[size_t(z * shape.stride_b + j * shape.ldb + x)];
     const std::vector<uint8_t> ref = to_output_bits(reference_gemm(az, bz, shape.m, shape.n, shape.k),
-                                                    shape.out == OutType::f32 ? DataType::f32 : DataType::bf16);
+                                                    data_type(*shape.out));
     size_t wrong = 0;
     for (int64_t i = 0; i < shape.m; ++i)
       for (int64_t j = 0; j < shape.n; ++j) {
