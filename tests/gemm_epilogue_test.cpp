@@ -41,10 +41,6 @@ std::vector<uint8_t> values_of(DataType type, size_t count, uint32_t seed, float
   return out;
 }
 
-DataType data_type(OutType out) {
-  return out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
-}
-
 struct Case {
   std::optional<DataType> c;
   BiasDim bias;

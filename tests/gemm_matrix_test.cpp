@@ -42,10 +42,6 @@ std::vector<uint8_t> epilogue_data(DataType type, size_t count, bool integers, u
   return out;
 }
 
-DataType as_data_type(OutType out) {
-  return out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
-}
-
 Case draw(std::mt19937& rng, int granule, bool scaled) {
   const Layout layouts[] = {Layout::nn, Layout::nt, Layout::tn, Layout::tt};
   const int k_unit = scaled ? std::max(granule, 32) : granule;
@@ -105,7 +101,7 @@ TEST_CASE("every shipped schedule in sampled layouts, odd shapes, epilogues and 
       if (c.epilogue)
         expected = reference_epilogue(expected, c.m, c.n, *c.epilogue, data.alpha, data.beta, data.c, data.bias);
       CHECK(run.launch.races.empty());
-      CHECK(differing_elements(run.c, to_output_bits(expected, as_data_type(c.out)), size_t(element_bytes(c.out))) == 0);
+      CHECK(differing_elements(run.c, to_output_bits(expected, data_type(c.out)), size_t(element_bytes(c.out))) == 0);
     }
   }
 }

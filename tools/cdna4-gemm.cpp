@@ -21,6 +21,7 @@
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cli_conventions.hpp"
+#include "cli_names.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "input_file.hpp"
@@ -102,12 +103,15 @@ const char* kUsage =
 constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
-  std::string schedule, shape, out_type = "f32", device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
-  std::string layout = "nn";
+  std::string schedule, shape, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
+  cdna4::OutType out_type = cdna4::OutType::f32;
+  cdna4::Layout layout = cdna4::Layout::nn;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
   std::optional<float> alpha, beta;
-  std::string c_in, c_type, bias, bias_dim, activation;
+  std::string c_in, bias, activation;
+  std::optional<cdna4::OutType> c_type;
+  std::optional<cdna4::BiasDim> bias_dim;
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
@@ -128,7 +132,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
     else if (arg == "-o") o.c_out = value();
     else if (arg == "--shape") o.shape = value();
-    else if (arg == "--out-type") o.out_type = value();
+    else if (arg == "--out-type") o.out_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
     else if (arg == "--device") o.device = value();
     else if (arg == "--a") o.a = value();
     else if (arg == "--b") o.b = value();
@@ -137,7 +141,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
-    else if (arg == "--layout") o.layout = value();
+    else if (arg == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value(), arg);
     else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--stride-b") o.stride_b = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--stride-c") o.stride_c = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
@@ -145,9 +149,11 @@ Options parse(int argc, char** argv) {
     else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--beta") o.beta = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--c-in") o.c_in = value();
-    else if (arg == "--c-type") o.c_type = value();
+    else if (arg == "--c-type") o.c_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
     else if (arg == "--bias") o.bias = value();
-    else if (arg == "--bias-dim") o.bias_dim = value();
+    else if (arg == "--bias-dim")
+      o.bias_dim = cdna4::tools::parse_named<cdna4::BiasDim, UsageError>(
+          value(), arg, [](const auto& row) { return row.value != cdna4::BiasDim::none; });
     else if (arg == "--activation") o.activation = value();
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
@@ -166,20 +172,13 @@ Options parse(int argc, char** argv) {
   if (o.schedule.empty()) throw UsageError("no schedule given (see --help)");
   if (o.shape.empty()) throw UsageError("--shape MxNxK is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
-  if (o.layout != "nn" && o.layout != "nt" && o.layout != "tn" && o.layout != "tt")
-    throw UsageError("--layout takes nn, nt, tn or tt");
   if ((o.stride_a || o.stride_b || o.stride_c) && o.batch == 1) throw UsageError("--stride-a/-b/-c need --batch B > 1");
-  if (!o.c_type.empty() && o.c_type != "f32" && o.c_type != "bf16" && o.c_type != "f16")
-    throw UsageError("--c-type takes f32, bf16 or f16");
-  if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw UsageError("--bias-dim takes m or n");
-  if (o.bias.empty() != o.bias_dim.empty()) throw UsageError("give --bias with --bias-dim m|n");
+  if (o.bias.empty() != !o.bias_dim) throw UsageError("give --bias with --bias-dim m|n");
   if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
       o.activation != "silu")
     throw UsageError("--activation takes none, relu, gelu or silu");
   if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
-  if (!o.c_type.empty() && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
-  if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
-    throw UsageError("--out-type takes f32, bf16 or f16");
+  if (o.c_type && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
@@ -229,21 +228,6 @@ std::vector<uint8_t> generate_scales(int64_t count, uint64_t seed, bool integer)
   return out;
 }
 
-cdna4::Layout layout_named(const std::string& name) {
-  return name == "nt" ? cdna4::Layout::nt : name == "tn" ? cdna4::Layout::tn : name == "tt" ? cdna4::Layout::tt
-                                                                                : cdna4::Layout::nn;
-}
-
-cdna4::OutType out_type_named(const std::string& name) {
-  return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
-}
-
-cdna4::DataType as_data_type(cdna4::OutType out) {
-  return out == cdna4::OutType::bf16 ? cdna4::DataType::bf16
-         : out == cdna4::OutType::f16 ? cdna4::DataType::f16
-                                      : cdna4::DataType::f32;
-}
-
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
   return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
 }
@@ -260,10 +244,9 @@ int main(int argc, char** argv) {
     cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
     if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || !o.activation.empty()) {
       cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
-      if (!o.c_in.empty())
-        e.c = o.c_type.empty() ? as_data_type(out_type_named(o.out_type)) : as_data_type(out_type_named(o.c_type));
+      if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.value_or(o.out_type));
       if (!o.bias.empty()) {
-        e.bias = o.bias_dim == "m" ? cdna4::BiasDim::m : cdna4::BiasDim::n;
+        e.bias = *o.bias_dim;
         e.bias_type = cdna4::DataType::f32;
       }
       if (!o.activation.empty())
@@ -273,11 +256,11 @@ int main(int argc, char** argv) {
                                                 : cdna4::Activation::none;
       schedule.epilogue = e;
     }
-    const auto out = out_type_named(o.out_type);
+    const auto out = o.out_type;
     // Compiling the kernel run_gemm will use (cached) refuses shapes past its
     // limits before any matrix is generated or read.
     cdna4::CompileOptions compile_options;
-    compile_options.layout = layout_named(o.layout);
+    compile_options.layout = o.layout;
     const cdna4::Layout layout = *compile_options.layout;
     const bool strided = o.stride_a || o.stride_b || o.stride_c;
     cdna4::GemmShape padded = shape;  // strided: the files as they are, K not padded
@@ -390,7 +373,7 @@ int main(int argc, char** argv) {
           product = cdna4::reference_epilogue(product, m, n, *e, epilogue.alpha, epilogue.beta,
                                               part(epilogue.c, size_t(z * stride_c) * c_in_bytes, cz), epilogue.bias);
         }
-        const auto expected = cdna4::to_output_bits(product, as_data_type(out));
+        const auto expected = cdna4::to_output_bits(product, cdna4::data_type(out));
         const auto got_at = run.c.begin() + std::ptrdiff_t(size_t(z * stride_c) * size_t(cdna4::element_bytes(out)));
         const std::vector<uint8_t> got(got_at, got_at + std::ptrdiff_t(c_bytes));
         *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));
@@ -413,7 +396,7 @@ int main(int argc, char** argv) {
       nlohmann::json j = {
           {"schedule", schedule.name},
           {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
-          {"out_type", o.out_type},
+          {"out_type", cdna4::to_string(o.out_type)},
           {"device", device.name()},
           {"compile_ms", run.compile.total_ms},
           {"compile_cached", run.compile.cached},
@@ -432,7 +415,7 @@ int main(int argc, char** argv) {
       return status;
     }
     fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
-               o.out_type, device.name());
+               cdna4::to_string(o.out_type), device.name());
     fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
                run.launch.seconds);
     if (run.launch.instructions)

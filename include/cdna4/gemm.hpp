@@ -15,10 +15,6 @@
 
 namespace cdna4 {
 
-enum class OutType { f32, bf16, f16 };
-const char* to_string(OutType out);
-int element_bytes(OutType out);
-
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   // Elements between rows as stored (see Layout); 0 = packed: the stored row's

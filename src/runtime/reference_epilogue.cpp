@@ -54,7 +54,7 @@ std::vector<float> reference_epilogue(const std::vector<float>& acc, int64_t m, 
                                       float alpha, float beta, std::span<const uint8_t> c,
                                       std::span<const uint8_t> bias, int64_t ldc_in) {
   const int64_t ld = ldc_in ? ldc_in : n;
-  const auto bytes_of = [](DataType t) { return t == DataType::f32 ? 4 : 2; };
+  const auto bytes_of = [](DataType t) { return element_bits(t) / 8; };
   if (acc.size() != size_t(m * n)) throw Error("reference_epilogue: acc is not M x N");
   if (e.c && c.size() < size_t(((m - 1) * ld + n) * bytes_of(*e.c)))
     throw Error(fmt::format("reference_epilogue: C holds {} bytes, {}x{} {} with ld {} needs more", c.size(), m, n,

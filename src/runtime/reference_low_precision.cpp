@@ -7,21 +7,16 @@
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
 #include "common/element_formats.hpp"
+#include "vocabulary/rows.hpp"
 
 namespace cdna4 {
 namespace {
 
 gfx950::Element operand_element(DataType type) {
-  switch (type) {
-    case DataType::bf16: return gfx950::Element::bf16;
-    case DataType::f16: return gfx950::Element::f16;
-    case DataType::fp8: return gfx950::Element::fp8;
-    case DataType::bf8: return gfx950::Element::bf8;
-    case DataType::fp6: return gfx950::Element::fp6;
-    case DataType::bf6: return gfx950::Element::bf6;
-    case DataType::fp4: return gfx950::Element::fp4;
-    default: throw Error("reference: expected a bf16, f16, fp8, bf8, fp6, bf6 or fp4 element type");
-  }
+  if (const auto e = vocabulary::mfma_element(type)) return *e;
+  throw Error(fmt::format("reference: expected a {} element type, got {}",
+                          vocabulary::names<DataType>([](const auto& row) { return row.element.has_value(); }),
+                          to_string(type)));
 }
 
 uint32_t code_at(std::span<const uint8_t> bytes, int bits, int64_t i) {

@@ -89,10 +89,6 @@ Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
 
 }  // namespace
 
-const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out == OutType::bf16 ? "bf16" : "f16"; }
-
-int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
-
 int element_granule(int bits) { return bits == 6 ? 64 : 128 / bits; }
 
 int k_granule(const Schedule& s) {
