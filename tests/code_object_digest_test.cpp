@@ -46,7 +46,7 @@ std::vector<Variant> variants(const Schedule& s) {
     for (OutType type : {OutType::f32, OutType::bf16, OutType::f16})
       out.push_back({fmt::format("{} {}", text, to_string(type)), shape(text, type), {}});
   for (Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
-    Variant v{fmt::format("257x130x96 layout {}", to_string(layout)), shape("257x130x96", OutType::bf16), {}};
+    Variant v{fmt::format("288x128x128 layout {}", to_string(layout)), shape("288x128x128", OutType::bf16), {}};
     v.options.layout = layout;
     out.push_back(v);
   }
