@@ -103,7 +103,8 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
 
 std::vector<uint8_t> to_output_bits(const std::vector<float>& c, DataType out) {
   if (out == DataType::f32 || out == DataType::bf16) return to_output_bits(c, out == DataType::bf16);
-  if (out != DataType::f16) throw Error(fmt::format("reference: {} is not an output type (f32, bf16, f16)", to_string(out)));
+  if (out != DataType::f16)
+    throw Error(fmt::format("reference: {} is not an output type ({})", to_string(out), vocabulary::names<OutType>()));
   std::vector<uint8_t> bytes(c.size() * 2);
   for (size_t i = 0; i < c.size(); ++i) {
     const uint16_t h = uint16_t(gfx950::encode_element(gfx950::Element::f16, c[i]));
