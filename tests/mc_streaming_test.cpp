@@ -101,7 +101,8 @@ Code every_instruction_kind() {
   c.s_barrier();
   c.s_setprio(1);
   c.v_mfma("v_mfma_f32_16x16x32_bf16", a(0, 4), v(16, 4), v(20, 4), a(0, 4));
-  c.v_mfma_scale("v_mfma_scale_f32_16x16x128_f8f6f4", a(0, 4), v(16, 6), v(24, 4), a(0, 4), v(30), v(31), "cbsz:2 blgp:4");
+  c.v_mfma_scale("v_mfma_scale_f32_16x16x128_f8f6f4", a(0, 4), v(16, 6), v(24, 4), a(0, 4), v(30), v(31),
+                 MfmaModifiers{.cbsz = 2, .blgp = 4});
   c.v_mfma("v_mfma_f32_16x16x32_bf16", a(4, 4), v(20, 4), v(16, 4), a(8, 4));
   c.v_mfma("v_mfma_f32_32x32x16_bf16", a(16, 16), v(16, 4), v(20, 4), a(16, 16));
   c.s_setprio(0);

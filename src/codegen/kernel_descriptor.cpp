@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen {
 
 namespace {
-constexpr uint32_t kMaxUnifiedRegisters = 512;  // VGPR + AGPR per lane
-constexpr uint32_t kMaxVgprs = 256;
-constexpr uint32_t kMaxSgprs = 102;
-constexpr uint32_t kMaxLdsBytes = 160 * 1024;
+constexpr uint32_t kMaxUnifiedRegisters = gfx950::kRegistersPerLane;  // VGPR + AGPR per lane
+constexpr uint32_t kMaxVgprs = gfx950::kMaxVgprs;
+constexpr uint32_t kMaxSgprs = gfx950::kAddressableSgprs;
+constexpr uint32_t kMaxLdsBytes = gfx950::kLdsBytesPerCu;
 constexpr uint32_t kVccSgprs = 2;
 
 uint32_t round_up(uint32_t v, uint32_t m) { return (v + m - 1) / m * m; }
@@ -41,8 +42,9 @@ void validate(const KernelSpec& spec) {
     throw Error(fmt::format("kernel {}: {} SGPRs, gfx950 allows at most {}", spec.name, spec.sgprs, kMaxSgprs));
   if (spec.lds_bytes > kMaxLdsBytes)
     throw Error(fmt::format("kernel {}: {} bytes of LDS, gfx950 has {}", spec.name, spec.lds_bytes, kMaxLdsBytes));
-  if (spec.workgroup_size == 0 || spec.workgroup_size > 1024)
-    throw Error(fmt::format("kernel {}: workgroup size {} outside 1..1024", spec.name, spec.workgroup_size));
+  if (spec.workgroup_size == 0 || spec.workgroup_size > uint32_t(gfx950::kMaxWorkgroupSize))
+    throw Error(fmt::format("kernel {}: workgroup size {} outside 1..{}", spec.name, spec.workgroup_size,
+                            gfx950::kMaxWorkgroupSize));
 }
 
 std::string kernel_prologue_directives(const KernelSpec& spec) {

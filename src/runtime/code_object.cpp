@@ -16,6 +16,7 @@
 #include "runtime/elf_image.hpp"
 #include "runtime/kernarg.hpp"
 #include "runtime/msgpack_value.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4 {
 namespace {
@@ -31,10 +32,10 @@ constexpr uint64_t kMaxNoteBytes = 1u << 20;  // real notes are a few KiB; each 
 constexpr uint32_t kDescriptorBytes = 64;
 constexpr uint32_t kDescriptorAlign = 64;
 constexpr uint32_t kEntryAlign = 256;       // COMPUTE_PGM_LO holds the entry address / 256
-// Plausibility bounds of the metadata (gfx9: 102 addressable SGPRs plus VCC,
-// FLAT_SCRATCH and XNACK_MASK; 512 unified VGPRs and AGPRs on gfx90a and later).
-constexpr uint32_t kMaxWorkgroupSize = 1024;
-constexpr uint32_t kMaxSgprs = 128, kMaxVgprs = 512, kMaxAgprs = 256;
+// Plausibility bounds of the metadata: .vgpr_count counts the unified VGPR + AGPR file.
+constexpr uint32_t kMaxWorkgroupSize = gfx950::kMaxWorkgroupSize;
+constexpr uint32_t kMaxSgprs = gfx950::kMaxDeclaredSgprs, kMaxVgprs = gfx950::kRegistersPerLane,
+                   kMaxAgprs = gfx950::kMaxAgprs;
 constexpr uint64_t kMaxU32 = UINT32_MAX;
 
 struct Mach {
@@ -156,7 +157,7 @@ KernelInfo read_kernel_metadata(const Value& value, size_t index) {
   if (k.wavefront_size != 32 && k.wavefront_size != 64)
     f.fail(fmt::format(".wavefront_size is {}, expected 32 or 64", k.wavefront_size));
   if (auto size = f.number(".max_flat_workgroup_size", kMaxWorkgroupSize)) {
-    if (*size == 0) f.fail(".max_flat_workgroup_size is 0; a workgroup has 1 to 1024 work-items");
+    if (*size == 0) f.fail(fmt::format(".max_flat_workgroup_size is 0; a workgroup has 1 to {} work-items", kMaxWorkgroupSize));
     k.max_flat_workgroup_size = uint32_t(*size);
   }
   if (const Value* args = f.array(".args"))

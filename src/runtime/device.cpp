@@ -4,11 +4,11 @@
 
 #include "cdna4/runtime.hpp"
 #include "runtime/backend.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4 {
 namespace {
 
-constexpr uint32_t kMaxLdsBytes = 160 * 1024;
 // Far above any gfx950's memory, far below where size arithmetic could wrap.
 constexpr size_t kMaxBufferBytes = size_t(1) << 40;
 
@@ -51,9 +51,9 @@ LaunchStats launch_on(detail::Backend& backend, const Kernel& kernel, Dim3 grid,
                             info.name, processor, kernel.code_object().target(), backend.name()));
   uint64_t lds = uint64_t(std::max(info.group_segment_fixed_size, info.md_group_segment_fixed_size)) +
                  options.dynamic_lds;
-  if (lds > kMaxLdsBytes)
+  if (lds > uint64_t(gfx950::kLdsBytesPerCu))
     throw Error(fmt::format("kernel {}: {} bytes of LDS (fixed + dynamic) exceed gfx950's {}",
-                            info.name, lds, kMaxLdsBytes));
+                            info.name, lds, gfx950::kLdsBytesPerCu));
   rt::DispatchGeometry geometry = rt::dispatch_geometry(info, grid, block, options.grid_unit);
   LaunchStats stats = backend.launch(kernel, geometry, args, options);
   if (!stats.races.empty() && options.on_race == OnRace::Throw) {

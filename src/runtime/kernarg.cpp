@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include "common/limits.hpp"
 
 namespace cdna4::rt {
 namespace {
 
-constexpr uint32_t kMaxFlatWorkgroupSize = 1024;
+constexpr uint32_t kMaxFlatWorkgroupSize = gfx950::kMaxWorkgroupSize;
 
 bool is_hidden(const KernelArg& arg) { return std::string_view(arg.value_kind).starts_with("hidden_"); }
 

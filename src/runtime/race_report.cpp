@@ -3,29 +3,16 @@
 
 #include <fmt/format.h>
 
+#include "common/wait_state_rules.hpp"
+
 namespace cdna4 {
 namespace {
 
-struct RuleText {
-  const char* name;
-  const char* text;
-};
-
-constexpr RuleText kRules[] = {
-    {"none", ""},
-    {"mfma-result-read-by-valu-or-memory", "MFMA result read by a VALU/memory instruction"},
-    {"mfma-result-overwritten-by-valu", "MFMA result overwritten by a VALU"},
-    {"mfma-result-read-as-src-ab", "MFMA result read as another MFMA's A/B"},
-    {"mfma-result-read-as-other-src-c", "MFMA result read as an overlapping, different SrcC"},
-    {"two-pass-mfma-result-read-as-src-c", "2-pass MFMA result read as SrcC"},
-    {"mfma-src-c-overwritten", "MFMA SrcC overwritten while the MFMA may still read it"},
-    {"valu-result-read-by-mfma", "VALU result read by an MFMA"},
-    {"valu-sgpr-read-by-vmem", "VALU-written SGPR read by VMEM"},
-    {"readlane-sgpr-read-by-valu", "v_readlane/v_readfirstlane SGPR read by a VALU"},
-    {"m0-written-before-lds-dma", "M0 written by SALU just before LDS-DMA"},
-    {"trans-result-read-by-valu", "transcendental result read by a non-transcendental VALU"},
-};
-static_assert(std::size(kRules) == size_t(HazardRule::TransResultReadByValu) + 1, "one row per HazardRule");
+// A hazard's rule, or none: its row in the wait-state table.
+const gfx950::WaitStateRule* row_of(HazardRule rule) {
+  const auto i = size_t(rule);
+  return i >= 1 && i <= std::size(gfx950::kWaitStateRules) ? &gfx950::wait_state_rule(rule) : nullptr;
+}
 
 const char* counter_of(MissingWait m) {
   switch (m) {
@@ -71,7 +58,7 @@ std::string detail(const RaceReport& r) {
                          lds_text(l), r.other_instruction, r.other_pc, counter_of(r.missing));
     case RaceKind::Hazard:
       return fmt::format("hazard: {} needs {} wait state{} after '{}' at 0x{:x}, only {} passed (missing s_nop)",
-                         kRules[int(r.rule)].text, r.wait_states_needed, r.wait_states_needed == 1 ? "" : "s",
+                         row_of(r.rule) ? row_of(r.rule)->text : "an unknown rule", r.wait_states_needed, r.wait_states_needed == 1 ? "" : "s",
                          r.other_instruction, r.other_pc, r.wait_states_passed);
   }
   return {};
@@ -105,8 +92,8 @@ const char* to_string(MissingWait missing) {
 }
 
 const char* to_string(HazardRule rule) {
-  const auto i = size_t(rule);
-  return i < std::size(kRules) ? kRules[i].name : "?";
+  if (rule == HazardRule::None) return "none";
+  return row_of(rule) ? row_of(rule)->name : "?";
 }
 
 std::string to_string(const RaceLocation& location) {

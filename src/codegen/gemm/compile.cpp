@@ -13,6 +13,7 @@
 
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
+#include "common/limits.hpp"
 #include "codegen/assembler.hpp"
 #include "common/checked.hpp"
 #include "codegen/gemm/lower_gemm.hpp"
@@ -66,15 +67,10 @@ int count_mfma(const codegen::isa::Code& code) {
   return n;
 }
 
-// gfx950: 512 unified registers per lane per SIMD in granules of 8, 160 KiB of
-// LDS per CU shared by its 4 SIMDs, at most 8 waves per SIMD.
 void model_occupancy(CompileStats& st, int waves_per_workgroup) {
-  const int granule = 8, registers = 512, lds = 160 * 1024, simds = 4, max_waves = 8;
-  const int by_registers = std::min(max_waves, registers / ((st.vgprs + granule - 1) / granule * granule));
-  const int workgroups = st.lds_bytes ? lds / st.lds_bytes : max_waves * simds;
-  const int by_lds = std::min(max_waves, workgroups * waves_per_workgroup / simds);
-  st.waves_per_simd = std::min(by_registers, by_lds);
-  st.occupancy_limit = by_registers <= by_lds ? "registers" : "LDS";
+  const gfx950::Occupancy o = gfx950::occupancy(st.vgprs, st.lds_bytes, waves_per_workgroup);
+  st.waves_per_simd = o.waves_per_simd;
+  st.occupancy_limit = o.limit;
 }
 
 // HSA dispatch packets carry the grid in work-items as 32-bit numbers per dimension.

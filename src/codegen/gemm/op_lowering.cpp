@@ -94,14 +94,12 @@ void emit_s2r(GemmContext& ctx, const ScheduleOp& op, int slot, int version) {
 }
 
 // f8f6f4 MFMAs: cbsz / blgp name A's and B's format (fp8, code 0, is the default).
-std::string mfma_formats(const Schedule& s) {
-  if (!gfx950::find_mfma(mfma_shape(s.mfma).mnemonic)->f8f6f4) return "";
-  const int a = gfx950::element_info(*detail::mfma_element(s.type_a)).f8f6f4_format;
-  const int b = gfx950::element_info(*detail::mfma_element(s.type_b)).f8f6f4_format;
-  std::string mods;
-  if (a) mods += fmt::format("cbsz:{}", a);
-  if (b) mods += fmt::format("{}blgp:{}", mods.empty() ? "" : " ", b);
-  return mods;
+MfmaModifiers mfma_formats(const Schedule& s) {
+  if (!gfx950::find_mfma(mfma_shape(s.mfma).mnemonic)->f8f6f4) return {};
+  MfmaModifiers m;
+  m.cbsz = uint8_t(gfx950::element_info(*detail::mfma_element(s.type_a)).f8f6f4_format);
+  m.blgp = uint8_t(gfx950::element_info(*detail::mfma_element(s.type_b)).f8f6f4_format);
+  return m;
 }
 
 }  // namespace
@@ -143,7 +141,7 @@ void emit_mfma(GemmContext& ctx, const ScheduleOp& op, int version, int scale_ve
   const Range ms = half_range(ctx.geo.blocks_m, op.m_half), ns = half_range(ctx.geo.blocks_n, op.n_half);
   const Range kps = kpack_range(ctx, op.kpack);
   const char* mnemonic = mfma_shape(ctx.schedule.mfma).mnemonic;
-  const std::string formats = mfma_formats(ctx.schedule);
+  const MfmaModifiers formats = mfma_formats(ctx.schedule);
   for (int kp = kps.begin; kp < kps.end; ++kp) {
     for (int mb = ms.begin; mb < ms.end; ++mb)
       for (int nb = ns.begin; nb < ns.end; ++nb) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen {
 
@@ -14,7 +15,8 @@ using isa::Reg;
 using isa::RegFile;
 
 namespace {
-constexpr int kMaxVgprs = 256, kMaxAgprs = 256, kMaxUnified = 512, kMaxSgprs = 102;
+constexpr int kMaxVgprs = gfx950::kMaxVgprs, kMaxAgprs = gfx950::kMaxAgprs, kMaxUnified = gfx950::kRegistersPerLane,
+              kMaxSgprs = gfx950::kAddressableSgprs;
 int round_up(int v, int m) { return (v + m - 1) / m * m; }
 }  // namespace
 

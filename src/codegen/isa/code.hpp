@@ -80,14 +80,13 @@ class Code {
   void v_exp_f32(Reg d, Arg x) { op("v_exp_f32", d, {x}); }
   void v_rcp_f32(Reg d, Arg x) { op("v_rcp_f32", d, {x}); }
   void v_cvt_f32_f16(Reg d, Arg x) { op("v_cvt_f32_f16", d, {x}); }
-  void v_mfma(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, std::string modifiers = "") {
-    emit({mnemonic, {d}, {x, y, c}, std::move(modifiers), ""});
+  void v_mfma(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, MfmaModifiers m = {}) {
+    emit({mnemonic, {d}, {x, y, c}, modifier_text(m, false), "", m});
   }
-  // v_mfma_scale_*: the scale bytes in byte 0 of `scale_x` and `scale_y` (op_sel and
-  // op_sel_hi 0, written out as LLVM's disassembler prints them).
+  // v_mfma_scale_*: the scale bytes `scale_x` and `scale_y` (op_sel / op_sel_hi choose the byte; 0 is byte 0).
   void v_mfma_scale(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, Reg scale_x, Reg scale_y,
-                    const std::string& modifiers = "") {
-    emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, "op_sel_hi:[0,0,0]" + (modifiers.empty() ? "" : " " + modifiers), ""});
+                    MfmaModifiers m = {}) {
+    emit({mnemonic, {d}, {x, y, c, scale_x, scale_y}, modifier_text(m, true), "", m});
   }
 
   // ---- memory ----

@@ -1,17 +1,17 @@
-// gfx950 wait-state rules. The numbers follow the CDNA3 ISA hazard tables as
-// LLVM's GCNHazardRecognizer applies them to gfx950, which adds one wait state to
-// the rules that involve an XDL (MFMA) result.
+// The code generator's matcher of gfx950's wait-state rules (common/wait_state_rules.hpp):
+// which registers two instructions share, in the operands the emitter wrote.
 #include "codegen/isa/hazards.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <map>
+#include "common/limits.hpp"
 
 namespace cdna4::codegen::isa {
 
 namespace {
 
-constexpr int kGfx950XdlExtra = 1;
+using gfx950::HazardClass;
 
 template <class Xs, class Ys>
 bool overlaps_any(const Xs& xs, const Ys& ys) {
@@ -43,76 +43,60 @@ bool reads_written_sgpr(const HazardFacts& p, const HazardFacts& c) {
   return false;
 }
 
-int xdl_write_then_non_xdl_access(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::mfma || c.cls == HazardFacts::mfma) return 0;
-  if (!overlaps_any(p.defs, c.uses) && !(c.cls == HazardFacts::valu && overlaps_any(p.defs, c.defs))) return 0;
-  return p.passes + 3 + kGfx950XdlExtra;
+// Whether the operands of `p` and `c` meet as `rule` says (their classes already fit the rule).
+bool operands_meet(HazardRule rule, const HazardFacts& p, const HazardFacts& c) {
+  const bool same_src_c = !p.defs.empty() && !c.defs.empty() && p.defs.front() == c.src_c &&
+                          p.profile.passes == c.profile.passes;
+  switch (rule) {
+    case HazardRule::MfmaResultReadByValuOrMemory: return overlaps_any(p.defs, c.uses);
+    case HazardRule::MfmaResultOverwrittenByValu: return overlaps_any(p.defs, c.defs);
+    case HazardRule::MfmaResultReadAsSrcAB: return overlaps_any(p.defs, c.src_a) || overlaps_any(p.defs, c.src_b);
+    case HazardRule::MfmaResultReadAsOtherSrcC: return overlaps_any(p.defs, c.src_c) && !same_src_c;
+    case HazardRule::TwoPassMfmaResultReadAsSrcC: return overlaps_any(p.defs, c.src_c) && same_src_c;
+    case HazardRule::MfmaSrcCOverwritten:  // an MFMA accumulating into the same registers reads them in time
+      return overlaps_any(c.defs, p.src_c) && !(c.profile.cls == HazardClass::mfma && c.defs.front() == p.src_c);
+    case HazardRule::ValuResultReadByMfma: return overlaps_any(p.defs, c.uses);
+    case HazardRule::ValuSgprReadByVmem: return writes_sgpr(p) && reads_written_sgpr(p, c);
+    case HazardRule::ReadlaneSgprReadByValu: return reads_written_sgpr(p, c);
+    case HazardRule::M0WrittenBeforeLdsDma: return true;
+    case HazardRule::TransResultReadByValu: return overlaps_any(p.defs, c.uses);
+    case HazardRule::None: break;
+  }
+  return false;
 }
 
-int xdl_write_then_xdl_src_ab(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::mfma || c.cls != HazardFacts::mfma) return 0;
-  if (!overlaps_any(p.defs, c.src_a) && !overlaps_any(p.defs, c.src_b)) return 0;
-  return p.passes + 3 + kGfx950XdlExtra;
+// The rules per producer class.
+const std::vector<std::vector<const gfx950::WaitStateRule*>>& rules_after() {
+  static const std::vector<std::vector<const gfx950::WaitStateRule*>> by_class = [] {
+    std::vector<std::vector<const gfx950::WaitStateRule*>> out(int(HazardClass::ds) + 1);
+    for (const auto& rule : gfx950::kWaitStateRules) out[int(rule.producer)].push_back(&rule);
+    return out;
+  }();
+  return by_class;
 }
 
-int xdl_write_then_xdl_src_c(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::mfma || c.cls != HazardFacts::mfma || !overlaps_any(p.defs, c.src_c)) return 0;
-  if (p.defs.front() == c.src_c && p.passes == c.passes)
-    return p.passes == 2 ? 2 : 0;  // back-to-back accumulation is forwarded
-  return p.passes + 1 + kGfx950XdlExtra;
-}
-
-int xdl_read_src_c_then_valu_write(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::mfma || (c.cls != HazardFacts::valu && c.cls != HazardFacts::mfma)) return 0;
-  if (!overlaps_any(c.defs, p.src_c)) return 0;
-  if (c.cls == HazardFacts::mfma && c.defs.front() == p.src_c) return 0;
-  return p.passes - 1 + kGfx950XdlExtra;
-}
-
-int valu_write_vgpr_then_xdl_read(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::valu || c.cls != HazardFacts::mfma || !overlaps_any(p.defs, c.uses)) return 0;
-  return 2;
-}
-
-int valu_write_sgpr_then_vmem_read(const HazardFacts& p, const HazardFacts& c) {
-  if (p.cls != HazardFacts::valu || c.cls != HazardFacts::vmem || !writes_sgpr(p) || !reads_written_sgpr(p, c))
-    return 0;
-  return 5;
-}
-
-int readlane_write_sgpr_then_valu_read(const HazardFacts& p, const HazardFacts& c) {
-  if (!p.readlane || (c.cls != HazardFacts::valu && c.cls != HazardFacts::mfma) || !reads_written_sgpr(p, c))
-    return 0;
-  return 2;
-}
-
-// gfx940+: a transcendental result read by a non-transcendental VALU (LLVM's
-// hasTransForwardingHazard, TransDefWaitstates = 1).
-int trans_write_then_valu_read(const HazardFacts& p, const HazardFacts& c) {
-  if (!p.trans || c.cls != HazardFacts::valu || c.trans || !overlaps_any(p.defs, c.uses)) return 0;
-  return 1;
-}
-
-int salu_write_m0_then_lds_dma(const HazardFacts& p, const HazardFacts& c) {
-  return p.cls == HazardFacts::salu && p.writes_m0 && c.lds_dma ? 1 : 0;
+HazardNeed need_between(const HazardFacts& p, const HazardFacts& c) {
+  HazardNeed need;
+  for (const gfx950::WaitStateRule* rule : rules_after()[int(p.profile.cls)]) {
+    if (!gfx950::producer_fits(*rule, p.profile) || !gfx950::consumer_fits(*rule, c.profile)) continue;
+    const int w = gfx950::wait_states(*rule, p.profile.passes);
+    if (w > need.wait_states && operands_meet(rule->id, p, c)) need = {w, rule};
+  }
+  return need;
 }
 
 }  // namespace
 
 HazardFacts HazardFacts::of(const Instruction& i) {
   HazardFacts f;
-  if (is_mfma(i)) f.cls = mfma;
-  else if (is_valu(i)) f.cls = valu;
-  else if (is_salu(i)) f.cls = salu;
-  else if (is_vmem(i)) f.cls = vmem;
-  else if (is_ds(i)) f.cls = ds;
-  f.lds_dma = f.cls == vmem && is_lds_dma(i);
-  if (f.cls == valu) {  // the mnemonic checks below only concern VALU instructions
-    f.readlane = i.mnemonic.rfind("v_readfirstlane", 0) == 0 || i.mnemonic.rfind("v_readlane", 0) == 0;
-    for (const char* t : {"v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"})
-      f.trans = f.trans || i.mnemonic.rfind(t, 0) == 0;
+  gfx950::HazardProfile& h = f.profile;
+  h.cls = gfx950::hazard_class(inst_class(i));
+  h.lds_dma = h.cls == HazardClass::vmem && is_lds_dma(i);
+  if (h.cls == HazardClass::valu) {  // the mnemonic checks below only concern VALU instructions
+    h.readlane = gfx950::is_readlane(i.mnemonic);
+    h.transcendental = gfx950::is_transcendental(i.mnemonic);
   }
-  f.passes = f.cls == mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
+  h.passes = h.cls == HazardClass::mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
   for (const Arg& a : i.defs) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
@@ -121,7 +105,7 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.uses.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_uses.push_back(*s);
   }
-  f.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
+  h.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
   const auto mask_of = [](const Reg& r) {
     const uint64_t run = r.count >= 64 ? ~uint64_t(0) : (uint64_t(1) << r.count) - 1;
     return std::rotl(run, (int(r.file) * 21 + r.index) % 64);
@@ -129,7 +113,7 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   for (const Reg& r : f.defs) f.produced_mask |= mask_of(r);
   f.touched_mask = f.produced_mask;
   for (const Reg& r : f.uses) f.touched_mask |= mask_of(r);
-  if (f.cls == mfma) {  // uses = {srcA, srcB, srcC}
+  if (h.cls == HazardClass::mfma) {  // uses = {srcA, srcB, srcC}
     f.src_a = std::get<Reg>(i.uses.at(0));
     f.src_b = std::get<Reg>(i.uses.at(1));
     f.src_c = std::get<Reg>(i.uses.at(2));
@@ -138,64 +122,11 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   return f;
 }
 
-const std::vector<HazardRule>& gfx950_hazard_rules() {
-  static const std::vector<HazardRule> rules = {
-      {"xdl-write/valu-vmem-ds-access", HazardFacts::mfma, xdl_write_then_non_xdl_access},
-      {"xdl-write/xdl-srcab", HazardFacts::mfma, xdl_write_then_xdl_src_ab},
-      {"xdl-write/xdl-srcc", HazardFacts::mfma, xdl_write_then_xdl_src_c},
-      {"xdl-srcc-read/valu-write", HazardFacts::mfma, xdl_read_src_c_then_valu_write},
-      {"valu-write-vgpr/xdl-read", HazardFacts::valu, valu_write_vgpr_then_xdl_read},
-      {"valu-write-sgpr/vmem-read", HazardFacts::valu, valu_write_sgpr_then_vmem_read},
-      {"readlane-write-sgpr/valu-read", HazardFacts::valu, readlane_write_sgpr_then_valu_read},
-      {"salu-write-m0/lds-dma", HazardFacts::salu, salu_write_m0_then_lds_dma},
-      {"trans-write/valu-read", HazardFacts::valu, trans_write_then_valu_read},
-  };
-  return rules;
-}
-
-namespace {
-
-// The rules per producer class.
-const std::vector<std::vector<HazardRule>>& rules_after() {
-  static const std::vector<std::vector<HazardRule>> by_class = [] {
-    std::vector<std::vector<HazardRule>> out(HazardFacts::ds + 1);
-    for (const auto& rule : gfx950_hazard_rules()) out[rule.producer].push_back(rule);
-    return out;
-  }();
-  return by_class;
-}
-
-HazardNeed need_between(const HazardFacts& p, const HazardFacts& c) {
-  HazardNeed need;
-  for (const auto& rule : rules_after()[p.cls]) {
-    const int w = rule.required(p, c);
-    if (w > need.wait_states) need = {w, rule.name};
-  }
-  return need;
-}
-
-}  // namespace
-
 HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer) {
   return need_between(HazardFacts::of(producer), HazardFacts::of(consumer));
 }
 
 namespace {
-
-// Upper bound of the rules' waits with `f` as producer (0: it starts no hazard).
-// An entry older than this can be forgotten.
-int longest_wait_after(const HazardFacts& f) {
-  if (f.cls == HazardFacts::mfma) return f.passes + 3 + kGfx950XdlExtra;
-  if (f.cls == HazardFacts::valu) return 5;
-  if (f.writes_m0) return 1;
-  return 0;
-}
-
-// Only these read what the rules guard.
-bool can_wait(const HazardFacts& f) {
-  return f.cls == HazardFacts::mfma || f.cls == HazardFacts::valu || f.cls == HazardFacts::vmem ||
-         f.cls == HazardFacts::ds;
-}
 
 // The instructions issued before the current point, oldest first, stamped with
 // the wait-state clock at their issue. Entries point into the facts of the input
@@ -213,7 +144,7 @@ struct History {
   void pass(int states) { now += states; }
   void issue(const HazardFacts& f, int states) {
     pass(states);
-    const int lifetime = longest_wait_after(f);
+    const int lifetime = gfx950::longest_wait_after(f.profile);
     if (!lifetime) return;
     if (entries.size() >= 32) std::erase_if(entries, [&](const Entry& e) { return !live(e); });
     entries.push_back({&f, now, lifetime});
@@ -292,7 +223,7 @@ Walk one_walk(const Code& code, const std::vector<HazardFacts>& facts, const Wal
         }
         continue;
       }
-      w.nops[n] = can_wait(facts[n]) ? std::max(0, h.missing_states(facts[n])) : 0;
+      w.nops[n] = gfx950::can_consume(facts[n].profile.cls) ? std::max(0, h.missing_states(facts[n])) : 0;
       if (prev && w.nops[n] != prev->nops[n]) last_difference = h.now;
       h.pass(w.nops[n]);
       h.issue(facts[n], wait_states(line.inst));
@@ -314,7 +245,7 @@ Code insert_hazard_nops(Code code) {
   // the tails it starts from, so once a walk ends with the tails it started
   // from, another would repeat it.
   int max_lifetime = 0;
-  for (const HazardFacts& f : facts) max_lifetime = std::max(max_lifetime, longest_wait_after(f));
+  for (const HazardFacts& f : facts) max_lifetime = std::max(max_lifetime, gfx950::longest_wait_after(f.profile));
   Walk walk = one_walk(code, facts, nullptr, max_lifetime);
   for (int n = 1; n < 8 && !walk.tails.empty(); ++n) {
     Walk next = one_walk(code, facts, &walk, max_lifetime);
@@ -327,7 +258,7 @@ Code insert_hazard_nops(Code code) {
   // The s_nops go in place: lines move back from the end, each once, and those
   // before the first s_nop stay where they are.
   const std::vector<int>& nops = walk.nops;
-  auto s_nops = [](int states) { return (states + 15) / 16; };  // s_nop 15 (16 states) is the longest
+  auto s_nops = [](int states) { return (states + gfx950::kMaxNopStates - 1) / gfx950::kMaxNopStates; };
   size_t extra = 0;
   for (int states : nops) extra += size_t(s_nops(states));
   const size_t old_size = code.lines.size();
@@ -337,7 +268,8 @@ Code insert_hazard_nops(Code code) {
     --n;
     code.lines[--to] = std::move(code.lines[n]);
     for (int missing = nops[n], k = s_nops(missing); k > 0; --k) {
-      const int states = k == s_nops(missing) && missing % 16 ? missing % 16 : 16;  // the remainder goes last
+      const int states = k == s_nops(missing) && missing % gfx950::kMaxNopStates ? missing % gfx950::kMaxNopStates
+                                                                          : gfx950::kMaxNopStates;  // the remainder goes last
       nop.lines.clear();
       nop.s_nop(states - 1);
       code.lines[--to] = std::move(nop.lines.back());

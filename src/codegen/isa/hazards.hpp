@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/isa/code.hpp"
+#include "common/wait_state_rules.hpp"
 
 namespace cdna4::codegen::isa {
 
@@ -27,11 +28,7 @@ struct OperandList {
 
 // What the rules need to know of an instruction, worked out once per instruction.
 struct HazardFacts {
-  enum Class : uint8_t { other, mfma, valu, salu, vmem, ds };
-  Class cls = other;
-  bool lds_dma = false, readlane = false, writes_m0 = false;
-  bool trans = false;  // transcendental VALU (v_exp_f32, v_rcp_f32, ...)
-  int passes = 0;  // MFMA passes
+  gfx950::HazardProfile profile;  // class, MFMA passes, readlane / transcendental / M0 write / LDS-DMA
   OperandList<Reg, 8> defs, uses;             // registers only
   OperandList<Special, 4> special_defs, special_uses;
   Reg src_c{RegFile::v, 0, 0};                // MFMA only
@@ -45,19 +42,10 @@ struct HazardFacts {
   static HazardFacts of(const Instruction& i);
 };
 
-struct HazardRule {
-  const char* name;
-  HazardFacts::Class producer;  // the rule applies only after instructions of this class
-  // Wait states needed between `producer` and `consumer`; 0 when the rule does not apply.
-  int (*required)(const HazardFacts& producer, const HazardFacts& consumer);
-};
-
-const std::vector<HazardRule>& gfx950_hazard_rules();
-
-// Wait states the pair needs (max over the rules) and the rule's name.
+// Wait states the pair needs (max over the rules of common/wait_state_rules.hpp) and the rule.
 struct HazardNeed {
   int wait_states = 0;
-  const char* rule = nullptr;
+  const gfx950::WaitStateRule* rule = nullptr;
 };
 HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer);
 

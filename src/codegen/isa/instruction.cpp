@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "common/mfma_table.hpp"
 
 namespace cdna4::codegen::isa {
@@ -82,22 +80,22 @@ std::string Instruction::text() const {
   return out;
 }
 
-bool is_mfma(const Instruction& i) { return starts_with(i.mnemonic, "v_mfma"); }
-bool is_valu(const Instruction& i) { return starts_with(i.mnemonic, "v_") && !is_mfma(i); }
-bool is_salu(const Instruction& i) { return starts_with(i.mnemonic, "s_") && !starts_with(i.mnemonic, "s_load"); }
-bool is_vmem(const Instruction& i) {
-  return starts_with(i.mnemonic, "buffer_") || starts_with(i.mnemonic, "global_");
-}
-bool is_ds(const Instruction& i) { return starts_with(i.mnemonic, "ds_"); }
+gfx950::InstClass inst_class(const Instruction& i) { return gfx950::classify(i.mnemonic); }
+
 bool is_lds_dma(const Instruction& i) {
   return starts_with(i.mnemonic, "buffer_load") && i.modifiers.find("lds") != std::string::npos;
 }
 
-// An f8f6f4 MFMA's format from its "cbsz:N" / "blgp:N" modifier (absent: fp8).
-static gfx950::Element format_of(const std::string& modifiers, const char* key) {
-  const size_t at = modifiers.find(key);
-  const int code = at == std::string::npos ? 0 : modifiers[at + std::strlen(key)] - '0';
-  return gfx950::f8f6f4_element(code).value_or(gfx950::Element::fp8);
+std::string modifier_text(const MfmaModifiers& m, bool scaled) {
+  std::string out;
+  auto add = [&](const std::string& text) { out += (out.empty() ? "" : " ") + text; };
+  auto bits = [](uint8_t b) { return fmt::format("[{},{},{}]", b & 1, (b >> 1) & 1, (b >> 2) & 1); };
+  if (scaled && m.op_sel) add("op_sel:" + bits(m.op_sel));
+  if (scaled && m.op_sel_hi != 7) add("op_sel_hi:" + bits(m.op_sel_hi));
+  if (m.cbsz) add(fmt::format("cbsz:{}", m.cbsz));
+  if (m.abid) add(fmt::format("abid:{}", m.abid));
+  if (m.blgp) add(fmt::format("blgp:{}", m.blgp));
+  return out;
 }
 
 int mfma_passes(const Instruction& i) {
@@ -110,7 +108,8 @@ int mfma_passes(const Instruction& i) {
   }
   const gfx950::MfmaInfo* kind = last_kind;
   if (!kind) return 0;
-  return gfx950::mfma_passes(*kind, format_of(i.modifiers, "cbsz:"), format_of(i.modifiers, "blgp:"));
+  auto format = [](uint8_t code) { return gfx950::f8f6f4_element(code).value_or(gfx950::Element::fp8); };
+  return gfx950::mfma_passes(*kind, format(i.mfma.cbsz), format(i.mfma.blgp));
 }
 
 int wait_states(const Instruction& i) {

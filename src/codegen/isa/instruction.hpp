@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "common/instruction_class.hpp"
+
 namespace cdna4::codegen::isa {
 
 enum class RegFile : uint8_t { s, v, a };
@@ -79,21 +81,30 @@ class ArgList {
   uint8_t n_ = 0;
 };
 
+// An MFMA's modifiers (CDNA 4 ISA guide 7.1): cbsz / blgp name an f8f6f4 kind's A / B
+// format (otherwise cbsz and abid broadcast A blocks); op_sel / op_sel_hi, one bit per
+// source, pick the scale bytes of v_mfma_scale_*.
+struct MfmaModifiers {
+  uint8_t cbsz = 0, abid = 0, blgp = 0;
+  uint8_t op_sel = 0, op_sel_hi = 0;
+  bool operator==(const MfmaModifiers&) const = default;
+};
+// As LLVM's disassembler prints them ("op_sel_hi:[0,0,0] cbsz:2 blgp:4"); `scaled`: v_mfma_scale_*.
+std::string modifier_text(const MfmaModifiers& m, bool scaled);
+
 struct Instruction {
   std::string_view mnemonic;  // static storage: a literal or a table entry
   ArgList<2> defs;            // printed first, in order
   ArgList<6> uses;            // printed after the defs, in order
-  std::string modifiers;      // "offen offset:64 lds", printed last
+  std::string modifiers;      // "offen offset:64 lds", printed last (MFMAs: modifier_text of `mfma`)
   std::string comment;
+  MfmaModifiers mfma{};       // MFMAs only
 
   std::string text() const;  // without the comment
 };
 
-bool is_mfma(const Instruction& i);
-bool is_valu(const Instruction& i);
-bool is_salu(const Instruction& i);
-bool is_vmem(const Instruction& i);
-bool is_ds(const Instruction& i);
+gfx950::InstClass inst_class(const Instruction& i);
+inline bool is_mfma(const Instruction& i) { return inst_class(i) == gfx950::InstClass::mfma; }
 bool is_lds_dma(const Instruction& i);
 int mfma_passes(const Instruction& i);  // 0 for non-MFMA
 int wait_states(const Instruction& i);  // s_nop N = N + 1, everything else 1

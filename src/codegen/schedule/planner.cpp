@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "schedule_internal.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4 {
 namespace {
@@ -85,7 +86,7 @@ void compute_waits(Schedule& s) {
   for (auto [op, counter] : candidates) s.ops[op].*counter = 0;
   if (!safe(s)) return;  // not repairable by waits alone: verify() explains why
   for (auto [op, counter] : candidates)
-    relax(s, op, counter, counter == &ScheduleOp::vmcnt ? 63 : 15);
+    relax(s, op, counter, counter == &ScheduleOp::vmcnt ? gfx950::kMaxVmcnt : gfx950::kMaxLgkmcnt);
 }
 
 }  // namespace

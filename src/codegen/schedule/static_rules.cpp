@@ -1,7 +1,7 @@
 // Rules that hold for the op list itself, before any simulation.
 //
 //   rule              what it proves
-//   wait-range        vmcnt <= 63 and lgkmcnt <= 15 (gfx9 s_waitcnt fields)
+//   wait-range        vmcnt and lgkmcnt within the s_waitcnt fields (common/limits.hpp)
 //   unique-order      every op has its own `order`
 //   phase-order       `phase` never decreases along `order`
 //   g2s-coverage      each G2S part of A and B is loaded by exactly one op
@@ -9,20 +9,21 @@
 //   stage-order       seed 004: producer before consumer (same stage: smaller
 //                     order; different stages: smaller stage)
 //   s2r-unused        every S2R feeds some MFMA
-//   lds-capacity      lds_buffers * (A tile + B tile) <= 160 KiB
-//   registers         accumulators <= 256 AGPRs, VGPR + AGPR <= 512
+//   lds-capacity      lds_buffers * (A tile + B tile) fits a CU's LDS
+//   registers         accumulators fit the AGPRs, VGPR + AGPR the unified register file
 #include <fmt/format.h>
 
 #include <map>
 
 #include "schedule_internal.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::detail {
 namespace {
 
-constexpr int kMaxVmcnt = 63, kMaxLgkmcnt = 15;
-constexpr int kLdsCapacity = 160 * 1024;
-constexpr int kMaxAgprs = 256, kMaxRegisters = 512;
+constexpr int kMaxVmcnt = gfx950::kMaxVmcnt, kMaxLgkmcnt = gfx950::kMaxLgkmcnt;
+constexpr int kLdsCapacity = gfx950::kLdsBytesPerCu;
+constexpr int kMaxAgprs = gfx950::kMaxAgprs, kMaxRegisters = gfx950::kRegistersPerLane;
 
 bool before(const ScheduleOp& producer, const ScheduleOp& consumer) {
   return producer.stage < consumer.stage || (producer.stage == consumer.stage && producer.order < consumer.order);
@@ -182,8 +183,9 @@ class Rules {
   void resources() {
     if (lds_bytes(s_) > kLdsCapacity)
       add("lds-capacity", -1, fmt::format("LDS use is {} buffers x {} bytes (A {}x{} {} + B {}x{} {}) = {} bytes, more than the {} bytes "
-                                          "(160 KiB) of a gfx950 CU", s_.lds_buffers, slot_bytes(s_), s_.tile_m, s_.tile_k,
-                                          to_string(s_.type_a), s_.tile_k, s_.tile_n, to_string(s_.type_b), lds_bytes(s_), kLdsCapacity));
+                                          "({} KiB) of a gfx950 CU", s_.lds_buffers, slot_bytes(s_), s_.tile_m, s_.tile_k,
+                                          to_string(s_.type_a), s_.tile_k, s_.tile_n, to_string(s_.type_b), lds_bytes(s_), kLdsCapacity,
+                                          kLdsCapacity / 1024));
     const int agprs = accumulator_registers(s_), vgprs = vgpr_estimate(s_);
     if (agprs > kMaxAgprs)
       add("registers", -1, fmt::format("the wave tile {}x{} needs {} f32 accumulator registers per lane, more than the {} AGPRs",

@@ -4,11 +4,12 @@
 #include <span>
 
 #include "runtime/emulator/trace.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 
 // gfx950 LDS: 64 banks of 4 bytes. docs/model.md "LDS bank conflicts".
-constexpr uint32_t kLdsBanks = 64;
+constexpr uint32_t kLdsBanks = gfx950::kLdsBanks;
 constexpr uint32_t kLdsBankBytes = 4;
 // Global memory is counted in 128-byte cache lines. docs/model.md "Coalescing".
 constexpr uint32_t kCacheLineBytes = 128;

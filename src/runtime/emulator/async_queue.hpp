@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/emulator/program.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 
@@ -74,9 +75,9 @@ struct AsyncState {
   // which an op became safe for other waves is the first checkpoint covering it.
   std::vector<std::pair<uint32_t, uint32_t>> checkpoints[kAsyncClasses];
   uint64_t earliest_completion = ~0ull;
-  uint32_t vgpr_tag[512] = {};  // pending load into the register (make_tag) or 0
+  uint32_t vgpr_tag[gfx950::kRegistersPerLane] = {};  // pending load into the register (make_tag) or 0
   uint32_t sgpr_tag[128] = {};
-  uint32_t vgpr_tag_inst[512] = {};  // the load that set the tag, for reports
+  uint32_t vgpr_tag_inst[gfx950::kRegistersPerLane] = {};  // the load that set the tag, for reports
   uint32_t sgpr_tag_inst[128] = {};
 
   bool guaranteed(AsyncClass cls, uint32_t seq) const { return seq <= guaranteed_upto[int(cls)]; }

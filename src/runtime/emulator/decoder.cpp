@@ -24,6 +24,7 @@
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/hazard_check.hpp"
 #include "runtime/emulator/program.hpp"
+#include "common/limits.hpp"
 
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
 extern "C" void LLVMInitializeAMDGPUTargetMC();
@@ -141,13 +142,14 @@ std::string register_operand(std::string_view name, uint32_t accum_offset, Opera
   if (prefix == "SGPR") {
     op.kind = OperandKind::Sgpr;
     op.index = static_cast<uint16_t>(first);
-    if (first + parts > 102) return fmt::format("register {} is beyond s101", name);
+    if (first + parts > sreg::kGeneralCount) return fmt::format("register {} is beyond s{}", name, sreg::kGeneralCount - 1);
     return {};
   }
   op.kind = OperandKind::Vgpr;
   op.is_agpr = prefix == "AGPR";
   uint32_t index = static_cast<uint32_t>(first) + (op.is_agpr ? accum_offset : 0);
-  if (index + parts > 512) return fmt::format("register {} is beyond the 512-entry register file", name);
+  if (index + parts > gfx950::kRegistersPerLane)
+    return fmt::format("register {} is beyond the {}-entry register file", name, gfx950::kRegistersPerLane);
   op.index = static_cast<uint16_t>(index);
   return {};
 }
@@ -490,7 +492,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
       in.target = static_cast<uint32_t>(target);
     }
   }
-  program->hazard = hazard_traits(*program);
+  program->hazard = hazard_profiles(*program);
   return program;
 }
 

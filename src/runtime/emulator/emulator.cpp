@@ -17,6 +17,7 @@
 #include "cdna4/error.hpp"
 #include "runtime/emulator/trace.hpp"
 #include "runtime/emulator/workgroup.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 namespace {
@@ -27,13 +28,15 @@ void validate(const KernelInfo& kernel, const Dispatch& d) {
     if (d.block[i] == 0) throw Error(fmt::format("emulator: block dimension {} is zero", i));
   }
   uint64_t threads = uint64_t(d.block[0]) * d.block[1] * d.block[2];
-  if (threads > 1024) throw Error(fmt::format("emulator: {} work-items per workgroup exceed 1024", threads));
+  if (threads > uint64_t(gfx950::kMaxWorkgroupSize))
+    throw Error(fmt::format("emulator: {} work-items per workgroup exceed {}", threads, gfx950::kMaxWorkgroupSize));
   if (kernel.max_flat_workgroup_size && threads > kernel.max_flat_workgroup_size)
     throw Error(fmt::format("emulator: {} work-items per workgroup exceed the kernel's max_flat_workgroup_size {}",
                             threads, kernel.max_flat_workgroup_size));
   if (kernel.wavefront_size != 64) throw Error("emulator: only wave64 kernels are supported");
   uint64_t lds = uint64_t(std::max(kernel.group_segment_fixed_size, kernel.md_group_segment_fixed_size)) + d.dynamic_lds;
-  if (lds > 160 * 1024) throw Error(fmt::format("emulator: {} bytes of LDS exceed gfx950's 160 KiB", lds));
+  if (lds > uint64_t(gfx950::kLdsBytesPerCu))
+    throw Error(fmt::format("emulator: {} bytes of LDS exceed gfx950's {} KiB", lds, gfx950::kLdsBytesPerCu / 1024));
   if (kernel.private_segment_fixed_size || kernel.md_private_segment_fixed_size)
     throw Error("emulator: kernels using private (scratch) memory are not supported");
 }

@@ -15,7 +15,7 @@ namespace cdna4::emu {
 
 namespace {
 
-constexpr int kGfx950XdlExtra = 1;  // gfx950 adds one wait state to the XDL rules
+using gfx950::HazardClass;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -26,24 +26,16 @@ int passes_of(const gfx950::MfmaInfo& kind, const Inst& in) {
   return kind.f8f6f4 && a && b ? gfx950::mfma_passes(kind, *a, *b) : kind.passes;
 }
 
-HazardTraits traits_of(const Inst& in, std::string_view name) {
-  HazardTraits t;
-  if (starts_with(name, "V_MFMA")) {
-    t.kind = HazardTraits::mfma;
-    if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(base_opcode_name(name)))
-      t.passes = uint8_t(passes_of(*kind, in));
-  } else if (starts_with(name, "V_")) {
-    t.kind = HazardTraits::valu;
-    t.readlane = starts_with(name, "V_READFIRSTLANE") || starts_with(name, "V_READLANE");
-    for (const char* op : {"V_EXP_", "V_LOG_", "V_RCP_", "V_RSQ_", "V_SQRT_", "V_SIN_", "V_COS_"})
-      t.trans = t.trans || starts_with(name, op);
-  } else if (starts_with(name, "BUFFER_") || starts_with(name, "GLOBAL_")) {
-    t.kind = HazardTraits::vmem;
-    t.lds_dma = name.find("_LDS") != std::string_view::npos;
-  } else if (starts_with(name, "DS_")) {
-    t.kind = HazardTraits::ds;
-  } else if (starts_with(name, "S_") && !starts_with(name, "S_LOAD") && !starts_with(name, "S_BUFFER_LOAD")) {
-    t.kind = HazardTraits::salu;
+gfx950::HazardProfile profile_of(const Inst& in, std::string_view name) {
+  gfx950::HazardProfile t;
+  t.cls = gfx950::hazard_class(gfx950::classify(name));
+  if (t.cls == HazardClass::mfma) {
+    if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(base_opcode_name(name))) t.passes = passes_of(*kind, in);
+  } else if (t.cls == HazardClass::valu) {
+    t.readlane = gfx950::is_readlane(name);
+    t.transcendental = gfx950::is_transcendental(name);
+  } else if (t.cls == HazardClass::vmem) {
+    t.lds_dma = gfx950::is_lds_dma_opcode(name);
   }
   t.writes_m0 = in.dst[0].kind == OperandKind::Sgpr && in.dst[0].index <= sreg::kM0 &&
                 sreg::kM0 < in.dst[0].index + in.dst[0].dwords;
@@ -93,65 +85,60 @@ bool same_range(const Operand& a, const Operand& b) {
   return a.kind == b.kind && a.index == b.index && a.dwords == b.dwords;
 }
 
+// Where the operands of `p` and `c` meet as `rule` says (their classes already fit the rule).
+std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const Inst& c, const gfx950::HazardProfile& pt,
+                                        const gfx950::HazardProfile& ct) {
+  const Operand& d = p.dst[0];
+  switch (rule) {
+    case HazardRule::MfmaResultReadByValuOrMemory:
+    case HazardRule::ValuResultReadByMfma:
+    case HazardRule::TransResultReadByValu: return writes_into(p, c, true, true);
+    case HazardRule::MfmaResultOverwrittenByValu: return writes_into(p, c, false, true);
+    case HazardRule::MfmaResultReadAsSrcAB:
+      if (auto a = common(c.src[0], d)) return a;
+      return common(c.src[1], d);
+    case HazardRule::MfmaResultReadAsOtherSrcC:
+    case HazardRule::TwoPassMfmaResultReadAsSrcC: {
+      const bool accumulates = same_range(c.src[2], d) && pt.passes == ct.passes;  // back to back into the same registers
+      if (accumulates != (rule == HazardRule::TwoPassMfmaResultReadAsSrcC)) return std::nullopt;
+      return common(c.src[2], d);
+    }
+    case HazardRule::MfmaSrcCOverwritten:  // an MFMA accumulating into the same registers reads them in time
+      if (ct.cls == HazardClass::mfma && same_range(c.dst[0], p.src[2])) return std::nullopt;
+      for (int j = 0; j < c.num_access; ++j)
+        if (c.access[j].write)
+          if (auto shared = common(p.src[2], c.access[j])) return shared;
+      return std::nullopt;
+    case HazardRule::ValuSgprReadByVmem:
+      for (int i = 0; i < p.num_access; ++i)
+        if (p.access[i].write && !p.access[i].vector)
+          for (int j = 0; j < c.num_access; ++j)
+            if (!c.access[j].write)
+              if (auto shared = common(p.access[i], c.access[j])) return shared;
+      return std::nullopt;
+    case HazardRule::ReadlaneSgprReadByValu: return writes_into(p, c, true, false);
+    case HazardRule::M0WrittenBeforeLdsDma: return Regs{sreg::kM0, 1, false};
+    case HazardRule::None: break;
+  }
+  return std::nullopt;
+}
+
 struct Need {
   int states = 0;
   HazardRule rule = HazardRule::None;
   Regs where;
 };
 
-// The rules, with `p` issued before `c`.
-Need required(const Inst& p, const HazardTraits& pt, const Inst& c, const HazardTraits& ct) {
+// The rules (common/wait_state_rules.hpp), with `p` issued before `c`.
+Need required(const Inst& p, const gfx950::HazardProfile& pt, const Inst& c, const gfx950::HazardProfile& ct) {
   Need need;
-  auto at_least = [&](int n, HazardRule rule, std::optional<Regs> where) {
-    if (where && n > need.states) need = {n, rule, *where};
-  };
-  using R = HazardRule;
-  if (pt.kind == HazardTraits::mfma && pt.passes) {
-    const int after_result = pt.passes + 3 + kGfx950XdlExtra;
-    const Operand& d = p.dst[0];
-    if (ct.kind == HazardTraits::mfma) {
-      at_least(after_result, R::MfmaResultReadAsSrcAB, common(c.src[0], d));
-      at_least(after_result, R::MfmaResultReadAsSrcAB, common(c.src[1], d));
-      if (auto src_c = common(c.src[2], d)) {
-        if (!(same_range(c.src[2], d) && ct.passes == pt.passes))
-          at_least(pt.passes + 1 + kGfx950XdlExtra, R::MfmaResultReadAsOtherSrcC, src_c);
-        else if (pt.passes == 2)
-          at_least(2, R::TwoPassMfmaResultReadAsSrcC, src_c);
-      }
-    } else if (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::vmem || ct.kind == HazardTraits::ds) {
-      at_least(after_result, R::MfmaResultReadByValuOrMemory, writes_into(p, c, true, true));
-      if (ct.kind == HazardTraits::valu)
-        at_least(after_result, R::MfmaResultOverwrittenByValu, writes_into(p, c, false, true));
-    }
-    // SrcC is read late: a VALU must not overwrite it too soon.
-    if (ct.kind == HazardTraits::valu || (ct.kind == HazardTraits::mfma && !same_range(c.dst[0], p.src[2])))
-      for (int j = 0; j < c.num_access; ++j)
-        if (c.access[j].write)
-          at_least(pt.passes - 1 + kGfx950XdlExtra, R::MfmaSrcCOverwritten, common(p.src[2], c.access[j]));
+  for (const gfx950::WaitStateRule& rule : gfx950::kWaitStateRules) {
+    if (!gfx950::producer_fits(rule, pt) || !gfx950::consumer_fits(rule, ct)) continue;
+    const int n = gfx950::wait_states(rule, pt.passes);
+    if (n <= need.states) continue;
+    if (auto where = where_operands_meet(rule.id, p, c, pt, ct)) need = {n, rule.id, *where};
   }
-  if (pt.kind == HazardTraits::valu) {
-    if (ct.kind == HazardTraits::mfma) at_least(2, R::ValuResultReadByMfma, writes_into(p, c, true, true));
-    if (ct.kind == HazardTraits::vmem)
-      for (int i = 0; i < p.num_access; ++i)
-        if (p.access[i].write && !p.access[i].vector)
-          for (int j = 0; j < c.num_access; ++j)
-            if (!c.access[j].write) at_least(5, R::ValuSgprReadByVmem, common(p.access[i], c.access[j]));
-    if (pt.readlane && (ct.kind == HazardTraits::valu || ct.kind == HazardTraits::mfma))
-      at_least(2, R::ReadlaneSgprReadByValu, writes_into(p, c, true, false));
-    // gfx940+ (LLVM's hasTransForwardingHazard): one wait state.
-    if (pt.trans && ct.kind == HazardTraits::valu && !ct.trans)
-      at_least(1, R::TransResultReadByValu, writes_into(p, c, true, true));
-  }
-  if (pt.kind == HazardTraits::salu && pt.writes_m0 && ct.lds_dma)
-    at_least(1, R::M0WrittenBeforeLdsDma, Regs{sreg::kM0, 1, false});
   return need;
-}
-
-int lifetime_of(const HazardTraits& t) {
-  if (t.kind == HazardTraits::mfma) return t.passes ? t.passes + 3 + kGfx950XdlExtra : 0;
-  if (t.kind == HazardTraits::valu) return 5;
-  if (t.writes_m0) return 1;
-  return 0;
 }
 
 int wait_states_of(const Inst& in, std::string_view name) {
@@ -160,16 +147,16 @@ int wait_states_of(const Inst& in, std::string_view name) {
 
 }  // namespace
 
-std::vector<HazardTraits> hazard_traits(const Program& program) {
-  std::vector<HazardTraits> out;
+std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
+  std::vector<gfx950::HazardProfile> out;
   out.reserve(program.insts.size());
-  for (size_t i = 0; i < program.insts.size(); ++i) out.push_back(traits_of(program.insts[i], program.names[i]));
+  for (size_t i = 0; i < program.insts.size(); ++i) out.push_back(profile_of(program.insts[i], program.names[i]));
   return out;
 }
 
 void check_hazards(Wave& wave, const Inst& in) {
   const Program& p = *wave.wg->program;
-  const std::vector<HazardTraits>& traits = p.hazard;
+  const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
@@ -193,7 +180,7 @@ void note_issued(Wave& wave, const Inst& in) {
   HazardHistory& h = wave.hazards;
   h.states += uint64_t(wait_states_of(in, p.names[in.id]));
   std::erase_if(h.producers, [&](const auto& x) { return int(h.states - x.issued) >= x.lifetime; });
-  if (const int lifetime = lifetime_of(p.hazard[in.id])) h.producers.push_back({in.id, h.states, lifetime});
+  if (const int lifetime = gfx950::longest_wait_after(p.hazard[in.id])) h.producers.push_back({in.id, h.states, lifetime});
 }
 
 }  // namespace cdna4::emu

@@ -3,7 +3,7 @@
 // result read too early, M0 written just before an LDS-DMA load, ...); code must
 // put s_nops between them. The emulator executes such code "correctly", so it
 // reports every missing wait state instead of passing by luck. The rules are
-// gfx950's, as LLVM's GCNHazardRecognizer applies them (docs/emulator.md).
+// gfx950's (common/wait_state_rules.hpp, shared with the code generator's hazard pass).
 #include <cstdint>
 #include <vector>
 
@@ -11,8 +11,8 @@
 
 namespace cdna4::emu {
 
-// The traits of every instruction of a decoded program (Program::hazard).
-std::vector<HazardTraits> hazard_traits(const Program& program);
+// The profile of every instruction of a decoded program (Program::hazard).
+std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program);
 
 // Per wave: the instructions that may still start a hazard.
 struct HazardHistory {

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "common/wait_state_rules.hpp"
+#include "common/limits.hpp"
+
 namespace cdna4::emu {
 
 struct Wave;
@@ -15,10 +18,10 @@ using Handler = void (*)(Wave&, const Inst&);
 // Scalar register numbers follow the hardware encoding, so VCC, M0 and EXEC are
 // plain entries of the scalar file.
 namespace sreg {
-constexpr uint16_t kGeneralCount = 102;  // s0..s101; the rest are special registers
-constexpr uint16_t kFlatScratchLo = 102;
+constexpr uint16_t kGeneralCount = gfx950::kAddressableSgprs;  // s0..s101; the rest are special registers
+constexpr uint16_t kFlatScratchLo = gfx950::kAddressableSgprs;
 constexpr uint16_t kVccLo = 106;
-constexpr uint16_t kM0 = 124;
+constexpr uint16_t kM0 = gfx950::kM0;
 constexpr uint16_t kExecLo = 126;
 constexpr uint16_t kFileSize = 128;
 }  // namespace sreg
@@ -97,21 +100,12 @@ struct Inst {
   uint8_t sgpr_end = 0;   // one past the highest general SGPR (s0..s101) it names
 };
 
-// What the wait-state hazard rules need to know of an instruction (hazard_check.hpp).
-struct HazardTraits {
-  enum Kind : uint8_t { other, mfma, valu, salu, vmem, ds };
-  Kind kind = other;
-  uint8_t passes = 0;  // MFMA passes (0: an MFMA whose hazards are not modelled)
-  bool readlane = false, lds_dma = false, writes_m0 = false;
-  bool trans = false;  // transcendental VALU (V_EXP_F32, V_RCP_F32, ...)
-};
-
 struct Program {
   std::vector<Inst> insts;
   std::vector<std::string> names;   // LLVM opcode name per inst
   std::vector<std::string> disasm;  // printed instruction per inst
   std::vector<std::string> errors;  // why an inst cannot execute (empty when it can)
-  std::vector<HazardTraits> hazard;  // per inst
+  std::vector<gfx950::HazardProfile> hazard;  // per inst: what the wait-state rules need beyond registers
   std::vector<int32_t> index_of_dword;  // pc/4 -> inst index, -1 inside an instruction
   uint32_t accum_offset = 0;
 

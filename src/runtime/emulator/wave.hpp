@@ -15,11 +15,12 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 #include "runtime/emulator/program.hpp"
 #include "runtime/emulator/trace.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 
-constexpr int kLanes = 64;
-constexpr int kRegisterFile = 512;
+constexpr int kLanes = gfx950::kWaveSize;
+constexpr int kRegisterFile = gfx950::kRegistersPerLane;
 
 enum class WaveStatus : uint8_t { Ready, Waiting, AtBarrier, Done };
 

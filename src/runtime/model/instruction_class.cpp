@@ -3,27 +3,13 @@
 #include <string_view>
 #include <utility>
 
+#include "common/instruction_class.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 
 namespace cdna4::model {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-struct NamedKind {
-  std::string_view prefix;
-  Kind kind;
-};
-
-// First match wins; instructions matching none are VALU ("V_") or SALU ("S_").
-constexpr NamedKind kNamedKinds[] = {
-    {"S_WAITCNT", Kind::waitcnt},      {"S_BARRIER", Kind::barrier},   {"S_NOP", Kind::nop},
-    {"S_SLEEP", Kind::nop},            {"S_SETPRIO", Kind::setprio},   {"S_ENDPGM", Kind::endpgm},
-    {"S_BRANCH", Kind::branch},        {"S_CBRANCH", Kind::branch},    {"S_LOAD", Kind::smem},
-    {"S_BUFFER_LOAD", Kind::smem},     {"S_STORE", Kind::smem},        {"S_BUFFER_STORE", Kind::smem},
-    {"S_ATOMIC", Kind::smem},          {"S_BUFFER_ATOMIC", Kind::smem}, {"S_DCACHE", Kind::smem},
-    {"S_SCHED_BARRIER", Kind::other_internal}, {"V_MFMA", Kind::mfma}, {"DS_", Kind::lds},
-};
 
 Category category_of(Kind k) {
   switch (k) {
@@ -40,14 +26,29 @@ Category category_of(Kind k) {
 }
 
 Kind kind_of(const emu::Inst& in, std::string_view name) {
-  for (const NamedKind& n : kNamedKinds)
-    if (starts_with(name, n.prefix)) return n.kind;
-  if (starts_with(name, "BUFFER_") || starts_with(name, "GLOBAL_") || starts_with(name, "FLAT_")) {
-    bool stores = name.find("STORE") != std::string_view::npos ||
-                  (name.find("ATOMIC") != std::string_view::npos && in.dst[0].kind == emu::OperandKind::None);
-    return stores ? Kind::vmem_store : Kind::vmem_load;
+  using gfx950::InstClass;
+  switch (gfx950::classify(name)) {
+    case InstClass::mfma: return Kind::mfma;
+    case InstClass::salu: return Kind::salu;
+    case InstClass::smem: return Kind::smem;
+    case InstClass::branch: return Kind::branch;
+    case InstClass::waitcnt: return Kind::waitcnt;
+    case InstClass::barrier: return Kind::barrier;
+    case InstClass::nop: return Kind::nop;
+    case InstClass::setprio: return Kind::setprio;
+    case InstClass::endpgm: return Kind::endpgm;
+    case InstClass::pseudo: return Kind::other_internal;
+    case InstClass::ds: return Kind::lds;
+    case InstClass::vmem:
+    case InstClass::flat: {
+      const bool stores = name.find("STORE") != std::string_view::npos ||
+                          (name.find("ATOMIC") != std::string_view::npos && in.dst[0].kind == emu::OperandKind::None);
+      return stores ? Kind::vmem_store : Kind::vmem_load;
+    }
+    case InstClass::valu:
+    case InstClass::other: break;
   }
-  return starts_with(name, "S_") ? Kind::salu : Kind::valu;
+  return Kind::valu;
 }
 
 // Bytes per lane of a load named ..._{UBYTE,SBYTE,USHORT,SSHORT,DWORD,DWORDX2,X3,X4}...

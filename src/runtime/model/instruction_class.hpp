@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/emulator/program.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::model {
 
@@ -20,7 +21,7 @@ struct InstTiming {
   Kind kind = Kind::valu;
   Category category = Category::valu;
   uint8_t mfma_passes = 0;
-  uint32_t vmcnt = 63, lgkmcnt = 15;  // s_waitcnt
+  uint32_t vmcnt = gfx950::kMaxVmcnt, lgkmcnt = gfx950::kMaxLgkmcnt;  // s_waitcnt
   uint32_t nop_slots = 0;              // s_nop N: N + 1
   uint32_t priority = 0;               // s_setprio
   uint16_t dst_first = 0, dst_count = 0;  // MFMA result registers (unified file)

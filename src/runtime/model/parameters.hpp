@@ -3,6 +3,8 @@
 // table in docs/model.md is this table; `kParameters` lists it for printing.
 #include <string_view>
 
+#include "common/limits.hpp"
+
 namespace cdna4::model {
 
 struct Parameter {
@@ -14,10 +16,10 @@ struct Parameter {
 
 namespace param {
 // Device
-inline constexpr Parameter kComputeUnits{"compute_units", 256, "CUs", "AMD Instinct MI355X data sheet (8 XCDs x 32 CUs)"};
+inline constexpr Parameter kComputeUnits{"compute_units", gfx950::kComputeUnits, "CUs", "common/limits.hpp (MI355X data sheet)"};
 inline constexpr Parameter kClockHz{"clock", 2.4e9, "Hz", "AMD Instinct MI355X data sheet (peak engine clock)"};
 inline constexpr Parameter kHbmBytesPerSecond{"hbm_bandwidth", 8e12, "B/s", "AMD Instinct MI355X data sheet (HBM3E)"};
-inline constexpr Parameter kXcds{"xcds", 8, "XCDs", "AMD Instinct MI355X data sheet; workgroups go to XCDs round-robin"};
+inline constexpr Parameter kXcds{"xcds", gfx950::kXcds, "XCDs", "common/limits.hpp (MI355X data sheet); workgroups go to XCDs round-robin"};
 inline constexpr Parameter kMallBytes{"mall_size", 256.0 * 1024 * 1024, "bytes", "AMD Instinct MI355X data sheet (256 MB AMD Infinity Cache)"};
 inline constexpr Parameter kMallBytesPerSecond{"mall_bandwidth", 17.2e12, "B/s",
                                                "AMD CDNA 3 white paper (MI300X Infinity Cache peak 17.2 TB/s); assumed for MI355X"};
@@ -29,12 +31,13 @@ inline constexpr Parameter kMfmaPowerCeiling{"mfma_power_ceiling", 0.65, "of pea
                                              "fitted: the 8192^3 plateau of HipKittens, AITER and hipBLASLt "
                                              "(1575-1610 TFLOP/s = 0.63-0.64 of peak); docs/model.md \"Calibration\""};
 // Compute unit
-inline constexpr Parameter kSimdsPerCu{"simds_per_cu", 4, "SIMDs", "AMD CDNA 4 ISA guide, ch. 1 (CU: 4 SIMDs)"};
-inline constexpr Parameter kMaxWavesPerSimd{"max_waves_per_simd", 8, "waves", "AMD CDNA 3 ISA guide, ch. 2; assumed unchanged on CDNA 4"};
-inline constexpr Parameter kVgprsPerLane{"vector_registers_per_simd_lane", 512, "VGPR+AGPR",
-                                         "AMD CDNA 4 ISA guide, ch. 3 (unified 512-entry file per lane)"};
+inline constexpr Parameter kSimdsPerCu{"simds_per_cu", gfx950::kSimdsPerCu, "SIMDs", "common/limits.hpp (CDNA 4 ISA guide, ch. 1)"};
+inline constexpr Parameter kMaxWavesPerSimd{"max_waves_per_simd", gfx950::kMaxWavesPerSimd, "waves",
+                                            "common/limits.hpp (CDNA 3 ISA guide, ch. 2; assumed unchanged on CDNA 4)"};
+inline constexpr Parameter kVgprsPerLane{"vector_registers_per_simd_lane", gfx950::kRegistersPerLane, "VGPR+AGPR",
+                                         "common/limits.hpp (CDNA 4 ISA guide, ch. 3: one unified file per lane)"};
 inline constexpr Parameter kMaxWorkgroupsPerCu{"max_workgroups_per_cu", 16, "workgroups", "assumed"};
-inline constexpr Parameter kLdsBytesPerCu{"lds_per_cu", 160 * 1024, "bytes", "AMD CDNA 4 white paper (160 KB LDS)"};
+inline constexpr Parameter kLdsBytesPerCu{"lds_per_cu", gfx950::kLdsBytesPerCu, "bytes", "common/limits.hpp (CDNA 4 white paper)"};
 // Issue
 inline constexpr Parameter kIssuePeriod{"issue_period", 4, "clocks",
                                         "AMD GCN architecture white paper (each SIMD considered for issue every 4th "
@@ -51,8 +54,8 @@ inline constexpr Parameter kValuLatency{"valu_latency", 4, "clocks", "assumed (w
 inline constexpr Parameter kSmemLatency{"smem_latency", 64, "clocks", "assumed (scalar cache hit)"};
 inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assumed"};
 // LDS
-inline constexpr Parameter kLdsBanks{"lds_banks", 64, "banks of 4 bytes",
-                                     "DESIGN.md facts (gfx950: 64 banks); one bank access per bank per clock"};
+inline constexpr Parameter kLdsBanks{"lds_banks", gfx950::kLdsBanks, "banks of 4 bytes",
+                                     "common/limits.hpp; one bank access per bank per clock"};
 inline constexpr Parameter kLdsLatency{"lds_latency", 64, "clocks",
                                        "assumed (published CDNA 3 microbenchmarks put LDS at 60-130 clocks)"};
 // Vector memory
