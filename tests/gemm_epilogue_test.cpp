@@ -5,6 +5,7 @@
 // the transcendental activations within a bound of double precision.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -14,6 +15,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
+#include "common/activations.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
 #include "support/errors.hpp"
@@ -66,6 +68,10 @@ TEST_CASE("fused epilogues are bit-exact against the stated reference", "[gemm][
       {std::nullopt, BiasDim::m, DataType::f32, Activation::silu, OutType::f32},
       {DataType::bf16, BiasDim::none, DataType::f32, Activation::relu, OutType::f16},
   };
+  for (const activations::Row& row : activations::kRows) {
+    INFO(row.name << " has a case");
+    CHECK(std::any_of(std::begin(cases), std::end(cases), [&](const Case& cs) { return cs.act == row.value; }));
+  }
   const int64_t m = 257, n = 130, k = 96;  // ragged M and N: masked rows and columns
   const auto a = test::random_matrix(size_t(m * k), 3), b = test::random_matrix(size_t(k * n), 4);
   const std::vector<float> product = reference_gemm(a, b, m, n, k);
@@ -202,7 +208,9 @@ TEST_CASE("epilogue data that does not fit the epilogue is refused", "[gemm][epi
 
 TEST_CASE("epilogue kernels: streamed instructions give the text path's bytes", "[gemm][epilogue][assembler]") {
   auto s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
-  for (Activation act : {Activation::relu, Activation::gelu, Activation::silu}) {
+  for (const activations::Row& row : activations::kRows) {
+    const Activation act = row.value;
+    if (act == Activation::none) continue;
     s.epilogue = Epilogue{DataType::f16, BiasDim::m, DataType::bf16, act};
     CompileOptions options;
     options.use_cache = false;
@@ -211,11 +219,14 @@ TEST_CASE("epilogue kernels: streamed instructions give the text path's bytes", 
     const GemmKernel slow = compile(s, test::shape(300, 200, 64), options);
     INFO(to_string(act));
     CHECK(fast.kernel.hsaco() == slow.kernel.hsaco());
-    // Each transcendental result waits one state before a VALU reads it.
-    if (act == Activation::relu) {
-      CHECK(slow.assembly.find("v_max_f32") != std::string::npos);
+    // Every step's instruction is emitted.
+    static constexpr const char* kMnemonics[] = {"v_mul_f32", "v_add_f32", "v_fma_f32", "v_max_f32", "v_exp_f32", "v_rcp_f32"};
+    for (const activations::Step& st : row.steps)
+      CHECK(slow.assembly.find(kMnemonics[int(st.op)]) != std::string::npos);
+    // The rcp result (read by the next step in every row) waits one state before a VALU reads it.
+    if (std::none_of(row.steps.begin(), row.steps.end(),
+                     [](const activations::Step& st) { return st.op == activations::Op::rcp; }))
       continue;
-    }
     const size_t rcp = slow.assembly.find("v_rcp_f32");
     REQUIRE(rcp != std::string::npos);
     const size_t next_line = slow.assembly.find('\n', rcp) + 1;

@@ -21,6 +21,7 @@
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cli_conventions.hpp"
+#include "common/activations.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "input_file.hpp"
@@ -66,7 +67,7 @@ const char* kUsage =
     "                            generated like A and B when the schedule's epilogue reads C\n"
     "  --c-type f32|bf16|f16     C's element type\n"
     "  --bias FILE --bias-dim m|n  f32 bias per row (M elements) or per column (N)\n"
-    "  --activation none|relu|gelu|silu  after the bias (gelu: the tanh form)\n"
+    "  --activation {}  after the bias (docs/codegen.md)\n"
     "                            Any of these flags overrides the schedule's \"epilogue\".\n"
     "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
     "                            files and --c-out hold B matrices one after another\n"
@@ -124,7 +125,7 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    if (arg == "-h" || arg == "--help") { std::cout << fmt::format(fmt::runtime(kUsage), cdna4::activations::names("|")); std::exit(0); }
     else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
     else if (arg == "-o") o.c_out = value();
     else if (arg == "--shape") o.shape = value();
@@ -173,9 +174,8 @@ Options parse(int argc, char** argv) {
     throw UsageError("--c-type takes f32, bf16 or f16");
   if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw UsageError("--bias-dim takes m or n");
   if (o.bias.empty() != o.bias_dim.empty()) throw UsageError("give --bias with --bias-dim m|n");
-  if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
-      o.activation != "silu")
-    throw UsageError("--activation takes none, relu, gelu or silu");
+  if (!o.activation.empty() && !cdna4::activations::parse(o.activation))
+    throw UsageError("--activation takes one of " + cdna4::activations::names(", "));
   if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
   if (!o.c_type.empty() && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
@@ -267,10 +267,7 @@ int main(int argc, char** argv) {
         e.bias_type = cdna4::DataType::f32;
       }
       if (!o.activation.empty())
-        e.activation = o.activation == "relu"   ? cdna4::Activation::relu
-                       : o.activation == "gelu" ? cdna4::Activation::gelu
-                       : o.activation == "silu" ? cdna4::Activation::silu
-                                                : cdna4::Activation::none;
+        e.activation = *cdna4::activations::parse(o.activation);
       schedule.epilogue = e;
     }
     const auto out = out_type_named(o.out_type);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen/schedule/schedule_internal.hpp"
+#include "common/activations.hpp"
 #include "common/mfma_table.hpp"
 
 namespace cdna4 {
@@ -103,14 +104,9 @@ bool k_major(Layout layout, Operand operand) {
   return layout == Layout::nn || layout == Layout::tn;
 }
 
-const char* to_string(Activation activation) {
-  switch (activation) {
-    case Activation::none: return "none";
-    case Activation::relu: return "relu";
-    case Activation::gelu: return "gelu";
-    case Activation::silu: return "silu";
-  }
-  return "?";
+const char* to_string(Activation value) {
+  const activations::Row* row = activations::find(value);
+  return row ? row->name : "?";
 }
 
 std::string describe(const Schedule& s, int op_index) {
