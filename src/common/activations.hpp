@@ -67,6 +67,8 @@ constexpr Var x = Var::x, t = Var::t, u = Var::u;
 // fp32 constants.
 constexpr uint32_t kZero = 0x00000000;
 constexpr uint32_t kOne = 0x3f800000;
+constexpr uint32_t kMinusOne = 0xbf800000;
+constexpr uint32_t kTwo = 0x40000000;
 constexpr uint32_t kMinusLog2e = 0xbfb8aa3b;   // -log2(e)
 constexpr uint32_t kMinus2Log2e = 0xc038aa3b;  // -2 log2(e)
 constexpr uint32_t kGeluC0 = 0x3f4c422a;       // sqrt(2 / pi)
@@ -82,6 +84,8 @@ inline constexpr Row kRows[] = {
       add(t, kOne, t), rcp(t, t), mul(x, x, t)}},
     // x / (1 + 2^(-x log2 e))
     {Activation::silu, "silu", {mul(t, kMinusLog2e, x), exp2(t, t), add(t, kOne, t), rcp(t, t), mul(x, x, t)}},
+    // 2 / (1 + 2^(-2 log2 e * x)) - 1
+    {Activation::tanh, "tanh", {mul(t, kMinus2Log2e, x), exp2(t, t), add(t, kOne, t), rcp(t, t), fma(x, kTwo, t, kMinusOne)}},
 };
 
 // gfx950's VALU encodings: VOP2 (mul, add, max) takes a constant only as its
