@@ -5,7 +5,9 @@
 // bit pattern. The code generator emits each step as its VALU instruction
 // (codegen/gemm/store_c.cpp), the CPU reference computes it in fp32 with one
 // rounding to nearest even (runtime/reference_epilogue.cpp), so both read the
-// same list: a new activation is a new row (and its enum value).
+// same list: a new activation is a new row, its enum value, its line in
+// docs/codegen.md and the schema's enum (tests/activations_test.cpp checks
+// both against the rows) and its test.
 #include <array>
 #include <cstdint>
 #include <initializer_list>
