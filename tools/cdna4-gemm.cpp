@@ -22,6 +22,7 @@
 #include "cdna4/reference.hpp"
 #include "cli_conventions.hpp"
 #include "cli_names.hpp"
+#include "common/activations.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "input_file.hpp"
@@ -67,7 +68,7 @@ const char* kUsage =
     "                            generated like A and B when the schedule's epilogue reads C\n"
     "  --c-type f32|bf16|f16     C's element type\n"
     "  --bias FILE --bias-dim m|n  f32 bias per row (M elements) or per column (N)\n"
-    "  --activation none|relu|gelu|silu  after the bias (gelu: the tanh form)\n"
+    "  --activation {}  after the bias (docs/codegen.md)\n"
     "                            Any of these flags overrides the schedule's \"epilogue\".\n"
     "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
     "                            files and --c-out hold B matrices one after another\n"
@@ -109,7 +110,8 @@ struct Options {
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
   std::optional<float> alpha, beta;
-  std::string c_in, bias, activation;
+  std::string c_in, bias;
+  std::optional<cdna4::Activation> activation;
   std::optional<cdna4::OutType> c_type;
   std::optional<cdna4::BiasDim> bias_dim;
   unsigned threads = 0;
@@ -128,7 +130,7 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    if (arg == "-h" || arg == "--help") { std::cout << fmt::format(fmt::runtime(kUsage), cdna4::activations::names("|")); std::exit(0); }
     else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
     else if (arg == "-o") o.c_out = value();
     else if (arg == "--shape") o.shape = value();
@@ -154,7 +156,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--bias-dim")
       o.bias_dim = cdna4::tools::parse_named<cdna4::BiasDim, UsageError>(
           value(), arg, [](const auto& row) { return row.value != cdna4::BiasDim::none; });
-    else if (arg == "--activation") o.activation = value();
+    else if (arg == "--activation") o.activation = cdna4::tools::parse_named<cdna4::Activation, UsageError>(value(), "--activation");
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
@@ -174,9 +176,6 @@ Options parse(int argc, char** argv) {
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
   if ((o.stride_a || o.stride_b || o.stride_c) && o.batch == 1) throw UsageError("--stride-a/-b/-c need --batch B > 1");
   if (o.bias.empty() != !o.bias_dim) throw UsageError("give --bias with --bias-dim m|n");
-  if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
-      o.activation != "silu")
-    throw UsageError("--activation takes none, relu, gelu or silu");
   if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
   if (o.c_type && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
@@ -242,18 +241,14 @@ int main(int argc, char** argv) {
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || !o.activation.empty()) {
+    if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || o.activation) {
       cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
       if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.value_or(o.out_type));
       if (!o.bias.empty()) {
         e.bias = *o.bias_dim;
         e.bias_type = cdna4::DataType::f32;
       }
-      if (!o.activation.empty())
-        e.activation = o.activation == "relu"   ? cdna4::Activation::relu
-                       : o.activation == "gelu" ? cdna4::Activation::gelu
-                       : o.activation == "silu" ? cdna4::Activation::silu
-                                                : cdna4::Activation::none;
+      if (o.activation) e.activation = *o.activation;
       schedule.epilogue = e;
     }
     const auto out = o.out_type;

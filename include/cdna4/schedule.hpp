@@ -44,7 +44,7 @@ struct ScheduleOp {
 
 // Fused epilogue: D = act(alpha * (A x B) + beta * C + bias), converted to D's
 // type. alpha and beta are kernel arguments; the rest is compiled in.
-enum class Activation { none, relu, gelu, silu };  // gelu: the tanh form
+enum class Activation { none, relu, gelu, silu, tanh };  // gelu: the tanh form
 struct Epilogue {
   std::optional<DataType> c;           // C's type (f32, bf16, f16); absent: no C, no beta
   BiasDim bias = BiasDim::none;

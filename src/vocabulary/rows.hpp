@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/activations.hpp"
 #include "common/mfma_table.hpp"
 
 namespace cdna4::vocabulary {
@@ -127,6 +128,12 @@ template <> struct Vocabulary<BiasDim> {
 template <> struct Vocabulary<OutType> {
   static constexpr std::string_view what = "output type";
   static constexpr std::span<const OutTypeRow> rows{kOutTypes};
+};
+
+// The fused epilogue's activations: their rows carry their steps (common/activations.hpp).
+template <> struct Vocabulary<Activation> {
+  static constexpr std::string_view what = "activation";
+  static constexpr std::span<const activations::Row> rows{activations::kRows};
 };
 
 template <class E>

@@ -10,16 +10,6 @@ ScheduleError::ScheduleError(std::string file, std::string json_path, const std:
       file_(std::move(file)),
       json_path_(std::move(json_path)) {}
 
-const char* to_string(Activation activation) {
-  switch (activation) {
-    case Activation::none: return "none";
-    case Activation::relu: return "relu";
-    case Activation::gelu: return "gelu";
-    case Activation::silu: return "silu";
-  }
-  return "?";
-}
-
 std::string describe(const Schedule& s, int op_index) {
   if (op_index < 0) return "the ping-pong phase-shift s_barrier";
   const ScheduleOp& op = s.ops.at(op_index);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "codegen/schedule/schedule_internal.hpp"
+#include "common/activations.hpp"
 #include "json_limits.hpp"
 
 namespace cdna4 {
@@ -182,8 +183,14 @@ void read_scale(const Reader& r, const json& root, Schedule& s) {
   s.scaled = mfma_scaled;
 }
 
+Choices<Activation> activation_choices() {
+  Choices<Activation> out;
+  for (const activations::Row& row : activations::kRows) out.emplace_back(row.name, row.value);
+  return out;
+}
+
 // "epilogue": {"c": "f32"|"bf16"|"f16"|"none", "bias": "none"|"m"|"n",
-// "bias_type": "f32"|"bf16", "activation": "none"|"relu"|"gelu"|"silu"}.
+// "bias_type": "f32"|"bf16", "activation": a name in common/activations.hpp}.
 void read_epilogue(const Reader& r, const json& root, Schedule& s) {
   const json* e = r.find(root, "epilogue");
   if (!e) return;
@@ -199,8 +206,7 @@ void read_epilogue(const Reader& r, const json& root, Schedule& s) {
   if (const json* v = r.find(*e, "bias_type"))
     ep.bias_type = r.choice<DataType>(*v, "epilogue.bias_type", choices_of({DataType::f32, DataType::bf16}));
   if (const json* v = r.find(*e, "activation"))
-    ep.activation = r.choice<Activation>(*v, "epilogue.activation", {{"none", Activation::none}, {"relu", Activation::relu},
-                                                                     {"gelu", Activation::gelu}, {"silu", Activation::silu}});
+    ep.activation = r.choice<Activation>(*v, "epilogue.activation", activation_choices());
   s.epilogue = ep;
 }
 
