@@ -21,6 +21,7 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "vocabulary/rows.hpp"
 
 namespace py = pybind11;
 using namespace cdna4;
@@ -40,28 +41,25 @@ Schedule load_any(const py::object& source) {
   return load_schedule(text);
 }
 
-Layout layout_named(const std::string& name) {
-  if (name == "nn") return Layout::nn;
-  if (name == "nt") return Layout::nt;
-  if (name == "tn") return Layout::tn;
-  if (name == "tt") return Layout::tt;
-  throw Error("layout '" + name + "': expected 'nn', 'nt', 'tn' or 'tt'");
-}
-
-// 'float32' / 'bfloat16' / 'float16', or a NumPy dtype; None: the schedule's types.c.
+// 'float32' / 'bfloat16' / 'float16' (the output types' NumPy names), or a NumPy
+// dtype; None: the schedule's types.c.
 std::optional<OutType> out_type_named(const py::object& out_dtype) {
   if (out_dtype.is_none()) return std::nullopt;
   const std::string name = py::isinstance<py::str>(out_dtype)
                                ? out_dtype.cast<std::string>()
                                : std::string(py::str(py::dtype::from_args(out_dtype).attr("name")));
-  if (name == "float32") return OutType::f32;
-  if (name == "bfloat16") return OutType::bf16;
-  if (name == "float16") return OutType::f16;
-  throw Error("out_dtype '" + name + "': expected 'float32', 'bfloat16' (returned as uint16 bit patterns) or 'float16'");
+  std::string expected;
+  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes) {
+    if (row.numpy == name) return row.value;
+    expected += fmt::format("{}'{}'{}", expected.empty() ? "" : ", ", row.numpy,
+                            row.value == OutType::bf16 ? " (returned as uint16 bit patterns)" : "");
+  }
+  throw Error(fmt::format("out_dtype '{}': expected one of {}", name, expected));
 }
 
+// NumPy has no bfloat16: bf16 results come back as their uint16 bit patterns.
 py::dtype numpy_dtype(OutType out) {
-  return out == OutType::f32 ? py::dtype::of<float>() : out == OutType::f16 ? py::dtype("float16") : py::dtype::of<uint16_t>();
+  return out == OutType::bf16 ? py::dtype::of<uint16_t>() : py::dtype(std::string(vocabulary::row(out).numpy));
 }
 
 py::dict stats_dict(const CompileStats& st) {
@@ -290,7 +288,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
         CompileOptions options;
         options.keep_assembly = true;
         options.verify = verify;
-        if (layout) options.layout = layout_named(*layout);
+        if (layout) options.layout = parse<Layout>(*layout);
         if (verify) verify_or_raise(s);
         py::gil_scoped_release release;
         out.kernel = cdna4::compile(s, shape, options);
@@ -355,7 +353,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
         GemmShape shape{m, n, k};
         shape.out = out_type_named(out_dtype);
         CompileOptions options;
-        if (!layout.is_none()) options.layout = layout_named(layout.cast<std::string>());
+        if (!layout.is_none()) options.layout = parse<Layout>(layout.cast<std::string>());
         GemmKernel kernel;
         LaunchStats launch;
         {
@@ -411,13 +409,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
       "reference_gemm",
       [](const py::array& a, const py::array& b, const std::string& type_a, const std::string& type_b,
          const py::object& out_dtype) {
-        const auto type_named = [](const std::string& t) {
-          for (DataType d : {DataType::bf16, DataType::f16, DataType::fp8, DataType::bf8, DataType::fp6, DataType::bf6,
-                             DataType::fp4})
-            if (t == to_string(d)) return d;
-          throw Error("type '" + t + "': expected bf16, f16, fp8, bf8, fp6, bf6 or fp4");
-        };
-        const DataType ta = type_named(type_a), tb = type_named(type_b);
+        const DataType ta = parse<DataType>(type_a), tb = parse<DataType>(type_b);
         const OutType out = out_type_named(out_dtype).value_or(OutType::f32);
         const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
         const auto c = reference_gemm(ta, operand_bytes(a, ta, "a"), tb, operand_bytes(b, tb, "b"), m, n, k);

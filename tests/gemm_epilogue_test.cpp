@@ -5,6 +5,8 @@
 // the transcendental activations within a bound of double precision.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -14,6 +16,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
+#include "common/activations.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
 #include "support/errors.hpp"
@@ -61,7 +64,13 @@ TEST_CASE("fused epilogues are bit-exact against the stated reference", "[gemm][
       {DataType::f32, BiasDim::none, DataType::f32, Activation::gelu, OutType::bf16},
       {std::nullopt, BiasDim::m, DataType::f32, Activation::silu, OutType::f32},
       {DataType::bf16, BiasDim::none, DataType::f32, Activation::relu, OutType::f16},
+      // tanh: x = fma(2, rcp(1 + exp2(-2 log2 e * x)), -1), each step rounded in fp32
+      {DataType::f32, BiasDim::m, DataType::bf16, Activation::tanh, OutType::f32},
   };
+  for (const activations::Row& row : activations::kRows) {
+    INFO(row.name << " has a case");
+    CHECK(std::any_of(std::begin(cases), std::end(cases), [&](const Case& cs) { return cs.act == row.value; }));
+  }
   const int64_t m = 257, n = 130, k = 96;  // ragged M and N: masked rows and columns
   const auto a = test::random_matrix(size_t(m * k), 3), b = test::random_matrix(size_t(k * n), 4);
   const std::vector<float> product = reference_gemm(a, b, m, n, k);
@@ -181,6 +190,41 @@ TEST_CASE("gelu and silu stay within a few ulps of double precision", "[gemm][ep
   }
 }
 
+TEST_CASE("tanh: the reference within 2^-22 of std::tanh, and its infinities, NaN and zeros", "[gemm][epilogue]") {
+  // x = 2 / (1 + 2^(-2 log2 e * x)) - 1 in fp32 steps: the error is absolute
+  // (2t - 1 cancels near 0), 1.9e-7 at worst over every fp32 x, and 3.2 ulps
+  // where |tanh| >= 0.5.
+  std::vector<float> xs;
+  for (int i = -40000; i <= 40000; ++i) xs.push_back(float(i) * 5e-4f);  // -20 .. 20
+  for (float big : {9.02f, 30.0f, 88.0f, 1e4f, 1e30f, 3.4e38f}) xs.insert(xs.end(), {big, -big});
+  for (float tiny : {1e-4f, 1e-8f, 1e-30f, 1e-45f}) xs.insert(xs.end(), {tiny, -tiny});
+  const size_t finite = xs.size();
+  xs.insert(xs.end(), {0.0f, -0.0f, INFINITY, -INFINITY, NAN});
+  const Epilogue e{std::nullopt, BiasDim::none, DataType::f32, Activation::tanh};
+  const std::vector<float> got = reference_epilogue(xs, 1, int64_t(xs.size()), e, 1.0f, 0.0f, {}, {});
+  double worst_abs = 0, worst_ulps = 0;
+  for (size_t i = 0; i < finite; ++i) {
+    const double exact = std::tanh(double(xs[i]));
+    const double error = std::abs(double(got[i]) - exact);
+    worst_abs = std::max(worst_abs, error);
+    if (std::abs(exact) >= 0.5) {
+      worst_ulps = std::max(worst_ulps, error / std::ldexp(1.0, std::ilogb(std::abs(exact)) - 23));
+    }
+    if (std::abs(xs[i]) >= 9.02f) CHECK(got[i] == std::copysign(1.0f, xs[i]));
+    if (std::abs(xs[i]) <= 1e-8f) CHECK(got[i] == 0.0f);  // 2^(-2 log2 e * x) rounds to 1
+  }
+  INFO(fmt::format("worst {:.3g} absolute, {:.2f} ulps where |tanh| >= 0.5", worst_abs, worst_ulps));
+  CHECK(worst_abs <= std::ldexp(1.0, -22));
+  CHECK(worst_abs > 0.0);  // a bound that can fail: the fp32 steps are not exact
+  CHECK(worst_ulps <= 4.0);
+  const float* special = &got[finite];
+  CHECK(std::bit_cast<uint32_t>(special[0]) == 0u);  // +0
+  CHECK(std::bit_cast<uint32_t>(special[1]) == 0u);  // -0 gives +0
+  CHECK(special[2] == 1.0f);
+  CHECK(special[3] == -1.0f);
+  CHECK(std::isnan(special[4]));
+}
+
 TEST_CASE("epilogue data that does not fit the epilogue is refused", "[gemm][epilogue]") {
   const Schedule s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
   Device device = Device::emulator();
@@ -202,7 +246,9 @@ TEST_CASE("epilogue data that does not fit the epilogue is refused", "[gemm][epi
 
 TEST_CASE("epilogue kernels: streamed instructions give the text path's bytes", "[gemm][epilogue][assembler]") {
   auto s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
-  for (Activation act : {Activation::relu, Activation::gelu, Activation::silu}) {
+  for (const activations::Row& row : activations::kRows) {
+    const Activation act = row.value;
+    if (act == Activation::none) continue;
     s.epilogue = Epilogue{DataType::f16, BiasDim::m, DataType::bf16, act};
     CompileOptions options;
     options.use_cache = false;
@@ -211,11 +257,14 @@ TEST_CASE("epilogue kernels: streamed instructions give the text path's bytes", 
     const GemmKernel slow = compile(s, test::shape(300, 200, 64), options);
     INFO(to_string(act));
     CHECK(fast.kernel.hsaco() == slow.kernel.hsaco());
-    // Each transcendental result waits one state before a VALU reads it.
-    if (act == Activation::relu) {
-      CHECK(slow.assembly.find("v_max_f32") != std::string::npos);
+    // Every step's instruction is emitted.
+    static constexpr const char* kMnemonics[] = {"v_mul_f32", "v_add_f32", "v_fma_f32", "v_max_f32", "v_exp_f32", "v_rcp_f32"};
+    for (const activations::Step& st : row.steps)
+      CHECK(slow.assembly.find(kMnemonics[int(st.op)]) != std::string::npos);
+    // The rcp result (read by the next step in every row) waits one state before a VALU reads it.
+    if (std::none_of(row.steps.begin(), row.steps.end(),
+                     [](const activations::Step& st) { return st.op == activations::Op::rcp; }))
       continue;
-    }
     const size_t rcp = slow.assembly.find("v_rcp_f32");
     REQUIRE(rcp != std::string::npos);
     const size_t next_line = slow.assembly.find('\n', rcp) + 1;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "cdna4/assembler.hpp"
 #include "verify_cli.hpp"
 #include "cli_conventions.hpp"
+#include "cli_names.hpp"
 #include "input_file.hpp"
 
 namespace {
@@ -49,7 +51,9 @@ const char* kUsage =
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --verify rejected the schedule.\n";
 
 struct Options {
-  std::string input, output, emit, shape, out_type = "f32", verify, layout;
+  std::string input, output, emit, shape, verify;
+  cdna4::OutType out_type = cdna4::OutType::f32;
+  std::optional<cdna4::Layout> layout;
   bool print_metadata = false, picture = false;
 };
 
@@ -85,8 +89,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--print-metadata") o.print_metadata = true;
     else if (a == "--picture") o.picture = true;
     else if (a == "--shape") o.shape = value("--shape");
-    else if (a == "--out-type") o.out_type = value("--out-type");
-    else if (a == "--layout") o.layout = value("--layout");
+    else if (a == "--out-type") o.out_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value("--out-type"), a);
+    else if (a == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value("--layout"), a);
     else if (a == "--verify") o.verify = value("--verify");
     else if (!a.empty() && a[0] == '-') throw UsageError("unknown option " + a + " (see --help)");
     else if (o.input.empty()) o.input = a;
@@ -97,11 +101,7 @@ Options parse(int argc, char** argv) {
   const bool schedule = ends_with(o.input, ".json");
   if (schedule && o.shape.empty()) throw UsageError("a schedule needs --shape MxNxK");
   if (!schedule && !o.shape.empty()) throw UsageError("--shape applies to a schedule (.json) input");
-  if (!o.layout.empty() && o.layout != "nn" && o.layout != "nt" && o.layout != "tn" && o.layout != "tt")
-    throw UsageError("--layout takes nn, nt, tn or tt");
-  if (!schedule && !o.layout.empty()) throw UsageError("--layout applies to a schedule (.json) input");
-  if (o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
-    throw UsageError("--out-type takes f32, bf16 or f16");
+  if (!schedule && o.layout) throw UsageError("--layout applies to a schedule (.json) input");
   if (o.emit.empty()) {
     if (ends_with(o.output, ".o")) o.emit = "obj";
     else if (ends_with(o.output, ".s")) o.emit = "asm";
@@ -159,14 +159,11 @@ void print_summary(const cdna4::GemmKernel& k) {
 
 int compile_schedule(const Options& o) {
   cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
-  shape.out = o.out_type == "bf16" ? cdna4::OutType::bf16 : o.out_type == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
+  shape.out = o.out_type;
   const cdna4::Schedule schedule = cdna4::load_schedule(o.input);
   cdna4::CompileOptions options;
   options.keep_assembly = true;
-  const std::pair<const char*, cdna4::Layout> layouts[] = {
-      {"nn", cdna4::Layout::nn}, {"nt", cdna4::Layout::nt}, {"tn", cdna4::Layout::tn}, {"tt", cdna4::Layout::tt}};
-  for (const auto& [name, layout] : layouts)
-    if (o.layout == name) options.layout = layout;
+  options.layout = o.layout;
   const cdna4::GemmKernel k = cdna4::compile(schedule, shape, options);
   if (o.emit == "asm") write_text(o.output, k.assembly);
   else if (o.emit == "hsaco") write_bytes(o.output, k.kernel.hsaco());

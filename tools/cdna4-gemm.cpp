@@ -21,6 +21,8 @@
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cli_conventions.hpp"
+#include "cli_names.hpp"
+#include "common/activations.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "input_file.hpp"
@@ -66,7 +68,7 @@ const char* kUsage =
     "                            generated like A and B when the schedule's epilogue reads C\n"
     "  --c-type f32|bf16|f16     C's element type\n"
     "  --bias FILE --bias-dim m|n  f32 bias per row (M elements) or per column (N)\n"
-    "  --activation none|relu|gelu|silu  after the bias (gelu: the tanh form)\n"
+    "  --activation {}  after the bias (docs/codegen.md)\n"
     "                            Any of these flags overrides the schedule's \"epilogue\".\n"
     "  --batch B                 B GEMMs in one launch (the grid's z): --a, --b, the scale\n"
     "                            files and --c-out hold B matrices one after another\n"
@@ -103,12 +105,16 @@ const char* kUsage =
 constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
-  std::string schedule, shape, out_type, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
-  std::string layout = "nn";
+  std::string schedule, shape, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
+  std::optional<cdna4::OutType> out_type;  // default: the schedule's types.c
+  cdna4::Layout layout = cdna4::Layout::nn;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
   std::optional<float> alpha, beta;
-  std::string c_in, c_type, bias, bias_dim, activation;
+  std::string c_in, bias;
+  std::optional<cdna4::Activation> activation;
+  std::optional<cdna4::OutType> c_type;
+  std::optional<cdna4::BiasDim> bias_dim;
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
@@ -125,11 +131,11 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    if (arg == "-h" || arg == "--help") { std::cout << fmt::format(fmt::runtime(kUsage), cdna4::activations::names("|")); std::exit(0); }
     else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
     else if (arg == "-o") o.c_out = value();
     else if (arg == "--shape") o.shape = value();
-    else if (arg == "--out-type") o.out_type = value();
+    else if (arg == "--out-type") o.out_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
     else if (arg == "--device") o.device = value();
     else if (arg == "--a") o.a = value();
     else if (arg == "--b") o.b = value();
@@ -138,7 +144,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
-    else if (arg == "--layout") o.layout = value();
+    else if (arg == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value(), arg);
     else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--stride-b") o.stride_b = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--stride-c") o.stride_c = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
@@ -146,10 +152,12 @@ Options parse(int argc, char** argv) {
     else if (arg == "--alpha") o.alpha = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--beta") o.beta = cdna4::tools::parse_float<UsageError>(value(), arg);
     else if (arg == "--c-in") o.c_in = value();
-    else if (arg == "--c-type") o.c_type = value();
+    else if (arg == "--c-type") o.c_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
     else if (arg == "--bias") o.bias = value();
-    else if (arg == "--bias-dim") o.bias_dim = value();
-    else if (arg == "--activation") o.activation = value();
+    else if (arg == "--bias-dim")
+      o.bias_dim = cdna4::tools::parse_named<cdna4::BiasDim, UsageError>(
+          value(), arg, [](const auto& row) { return row.value != cdna4::BiasDim::none; });
+    else if (arg == "--activation") o.activation = cdna4::tools::parse_named<cdna4::Activation, UsageError>(value(), "--activation");
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
@@ -167,20 +175,10 @@ Options parse(int argc, char** argv) {
   if (o.schedule.empty()) throw UsageError("no schedule given (see --help)");
   if (o.shape.empty()) throw UsageError("--shape MxNxK is required");
   if (o.batch < 1) throw UsageError("--batch must be at least 1");
-  if (o.layout != "nn" && o.layout != "nt" && o.layout != "tn" && o.layout != "tt")
-    throw UsageError("--layout takes nn, nt, tn or tt");
   if ((o.stride_a || o.stride_b || o.stride_c) && o.batch == 1) throw UsageError("--stride-a/-b/-c need --batch B > 1");
-  if (!o.c_type.empty() && o.c_type != "f32" && o.c_type != "bf16" && o.c_type != "f16")
-    throw UsageError("--c-type takes f32, bf16 or f16");
-  if (!o.bias_dim.empty() && o.bias_dim != "m" && o.bias_dim != "n") throw UsageError("--bias-dim takes m or n");
-  if (o.bias.empty() != o.bias_dim.empty()) throw UsageError("give --bias with --bias-dim m|n");
-  if (!o.activation.empty() && o.activation != "none" && o.activation != "relu" && o.activation != "gelu" &&
-      o.activation != "silu")
-    throw UsageError("--activation takes none, relu, gelu or silu");
+  if (o.bias.empty() != !o.bias_dim) throw UsageError("give --bias with --bias-dim m|n");
   if (o.beta && o.c_in.empty()) throw UsageError("--beta scales C: give --c-in FILE");
-  if (!o.c_type.empty() && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
-  if (!o.out_type.empty() && o.out_type != "f32" && o.out_type != "bf16" && o.out_type != "f16")
-    throw UsageError("--out-type takes f32, bf16 or f16");
+  if (o.c_type && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
@@ -230,15 +228,6 @@ std::vector<uint8_t> generate_scales(int64_t count, uint64_t seed, bool integer)
   return out;
 }
 
-cdna4::Layout layout_named(const std::string& name) {
-  return name == "nt" ? cdna4::Layout::nt : name == "tn" ? cdna4::Layout::tn : name == "tt" ? cdna4::Layout::tt
-                                                                                : cdna4::Layout::nn;
-}
-
-cdna4::OutType out_type_named(const std::string& name) {
-  return name == "bf16" ? cdna4::OutType::bf16 : name == "f16" ? cdna4::OutType::f16 : cdna4::OutType::f32;
-}
-
 // The buffers a GemmProblem of the command line points into.
 struct Inputs {
   std::vector<uint8_t> a, b, scale_a, scale_b, c, bias;
@@ -254,7 +243,7 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
   using cdna4::Operand;
   const int64_t m = shape.m, n = shape.n, k = shape.k;
   cdna4::GemmProblem p;
-  p.layout = layout_named(o.layout);
+  p.layout = o.layout;
   // Each input: `batch` matrices, stride apart (default: packed), the last one whole.
   const auto elements = [&](int64_t matrix, int64_t stride) { return (shape.batch - 1) * stride + matrix; };
   const int64_t a_elements = elements(m * k, shape.stride(p.layout, Operand::a));
@@ -290,18 +279,14 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
 
 // The flags' epilogue over the schedule's; C's type defaults to the output type.
 void apply_epilogue_flags(const Options& o, cdna4::OutType out, cdna4::Schedule& schedule) {
-  if (!o.alpha && !o.beta && o.c_in.empty() && o.bias.empty() && o.activation.empty()) return;
+  if (!o.alpha && !o.beta && o.c_in.empty() && o.bias.empty() && !o.activation) return;
   cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
-  if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.empty() ? out : out_type_named(o.c_type));
+  if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.value_or(out));
   if (!o.bias.empty()) {
-    e.bias = o.bias_dim == "m" ? cdna4::BiasDim::m : cdna4::BiasDim::n;
+    e.bias = *o.bias_dim;
     e.bias_type = cdna4::DataType::f32;
   }
-  if (!o.activation.empty())
-    e.activation = o.activation == "relu"   ? cdna4::Activation::relu
-                   : o.activation == "gelu" ? cdna4::Activation::gelu
-                   : o.activation == "silu" ? cdna4::Activation::silu
-                                            : cdna4::Activation::none;
+  if (o.activation) e.activation = *o.activation;
   schedule.epilogue = e;
 }
 
@@ -375,14 +360,14 @@ int main(int argc, char** argv) {
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    if (!o.out_type.empty()) shape.out = out_type_named(o.out_type);
+    shape.out = o.out_type;
     const cdna4::OutType out = cdna4::output_type(schedule, shape.out);
     apply_epilogue_flags(o, out, schedule);
     shape.batch = int64_t(o.batch);
     shape.stride_a = int64_t(o.stride_a);
     shape.stride_b = int64_t(o.stride_b);
     shape.stride_c = int64_t(o.stride_c);
-    precheck(schedule, shape, layout_named(o.layout));
+    precheck(schedule, shape, o.layout);
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));

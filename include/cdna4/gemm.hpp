@@ -17,10 +17,6 @@
 
 namespace cdna4 {
 
-enum class OutType { f32, bf16, f16 };
-const char* to_string(OutType out);
-int element_bytes(OutType out);
-DataType data_type(OutType out);
 // The output type a schedule's kernels write: GemmShape::out when given, else
 // the schedule's types.c (a ScheduleError at "types.c" unless f32, bf16 or f16).
 OutType output_type(const Schedule& schedule, const std::optional<OutType>& out);

@@ -54,14 +54,13 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
 
 // The fused epilogue on the fp32 product `acc` (M x N row-major), per element
 // in this order, each step one fp32 operation rounded to nearest even:
-//   t = alpha * acc;  t = fma(beta, C[i][j], t) (with C);  t = t + bias[i or j];
-//   relu: maxNum(0, t) (NaN -> 0);
-//   silu: t * rcp(1 + exp2(t * -log2 e));
-//   gelu (tanh form, 0.5 t (1 + tanh(u)) = t / (1 + e^-2u), u = t (c0 + c1 t^2)):
-//         s = t * t; s = c1 * s; s = c0 + s; u = t * s; t * rcp(1 + exp2(-2 log2 e * u)),
-// c0 = sqrt(2/pi), c1 = 0.044715 c0 and log2 e as fp32; exp2 and rcp as the
-// emulator computes v_exp_f32 / v_rcp_f32 (common/transcendental.hpp: the
-// double-precision result rounded once; a gfx950 may differ by 1 ulp). C is M x N
+//   x = alpha * acc;  x = fma(beta, C[i][j], x) (with C);  x = x + bias[i or j];
+// then e.activation's steps on x (t and u scratch), as its row in
+// src/common/activations.hpp lists them (docs/codegen.md shows every row): mul
+// a * b, add a + b, fma(a, b, c), max = maxNum(a, b) (a NaN operand yields the
+// other), fp32 constants by bit pattern, and exp2 / rcp as the emulator computes
+// v_exp_f32 / v_rcp_f32 (common/transcendental.hpp: the double-precision result
+// rounded once; a gfx950 may differ by 1 ulp). The result is x. C is M x N
 // row-major (ldc_in elements a row, 0 = N) in e.c's type; bias has M or N elements
 // of e.bias_type.
 std::vector<float> reference_epilogue(const std::vector<float>& acc, int64_t m, int64_t n, const Epilogue& e,

@@ -3,6 +3,7 @@
 // (G2S parts, kpacks, LDS slots) and the verifier's rules are documented in
 // schedules/README.md; the code generator lowers exactly what is written there.
 #include <cdna4/error.hpp>
+#include <cdna4/vocabulary.hpp>
 
 #include <iosfwd>
 #include <optional>
@@ -25,31 +26,6 @@ class ScheduleError : public Error {
   std::string json_path_;
 };
 
-enum class Operand { a, b };
-// Element types: f32 (accumulator, C), bf16 and f16, and the OCP 8/6/4-bit
-// formats as gfx950 implements them: fp8 E4M3, bf8 E5M2, fp6 E2M3, bf6 E3M2, fp4 E2M1.
-enum class DataType { bf16, f32, f16, fp8, bf8, fp6, bf6, fp4 };
-const char* to_string(DataType type);
-int element_bits(DataType type);
-// Operand layouts, BLAS style: the first letter is A (n: M x K row-major, t: K x M
-// row-major), the second B (n: K x N row-major, t: N x K row-major).
-enum class Layout { nn, nt, tn, tt };
-const char* to_string(Layout layout);
-// Whether the operand is stored with K as its slow dimension (A "t", B "n").
-bool k_major(Layout layout, Operand operand);
-enum class MfmaKind {
-  f32_16x16x32_bf16, f32_32x32x16_bf16, f32_16x16x32_f16, f32_32x32x16_f16,
-  f32_16x16x128_f8f6f4, f32_32x32x64_f8f6f4,  // A and B in any of fp8, bf8, fp6, bf6, fp4 (cbsz / blgp)
-  scale_f32_16x16x128_f8f6f4, scale_f32_32x32x64_f8f6f4  // ... with E8M0 scales (OCP Microscaling)
-};
-enum class OpKind { g2s, s2r, mfma, barrier, setprio, wait };
-
-struct MfmaShape {
-  int m, n, k;
-  const char* mnemonic;
-};
-MfmaShape mfma_shape(MfmaKind kind);
-
 struct ScheduleOp {
   OpKind kind = OpKind::barrier;
   int stage = 0;  // iteration i runs this op on tile k = i - stage
@@ -68,8 +44,7 @@ struct ScheduleOp {
 
 // Fused epilogue: D = act(alpha * (A x B) + beta * C + bias), converted to D's
 // type. alpha and beta are kernel arguments; the rest is compiled in.
-enum class Activation { none, relu, gelu, silu };  // gelu: the tanh form
-enum class BiasDim { none, m, n };                 // bias per row (length M) or per column (length N)
+enum class Activation { none, relu, gelu, silu, tanh };  // gelu: the tanh form
 struct Epilogue {
   std::optional<DataType> c;           // C's type (f32, bf16, f16); absent: no C, no beta
   BiasDim bias = BiasDim::none;
@@ -113,14 +88,13 @@ struct Schedule {
   std::vector<ScheduleOp> ops;    // explicit mode
   bool operator==(const Schedule&) const = default;
 };
+inline DataType operand_type(const Schedule& s, Operand operand) { return operand == Operand::a ? s.type_a : s.type_b; }
 
 // ---- JSON ------------------------------------------------------------------
 Schedule parse_schedule(std::string_view json_text, const std::string& file = "<schedule>");
 Schedule load_schedule(const std::string& path);
 std::string to_json(const Schedule& schedule);  // canonical text; parse(to_json(s)) == s
 std::string describe(const Schedule& schedule, int op_index);  // "ops[3] (g2s a part=1 ...)"
-const char* to_string(OpKind kind);
-const char* to_string(Operand operand);
 
 // ---- Planner ---------------------------------------------------------------
 // num_stages -> ops (G2S in stage 0, compute in the last stage, barriers, waits);

@@ -7,16 +7,11 @@
 
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
+#include "common/activations.hpp"
 #include "common/transcendental.hpp"
 
 namespace cdna4 {
 namespace {
-
-// The kernel's fp32 constants (store_c.cpp), by bit pattern.
-const float kMinusLog2e = std::bit_cast<float>(0xbfb8aa3bu);
-const float kMinus2Log2e = std::bit_cast<float>(0xc038aa3bu);
-const float kGeluC0 = std::bit_cast<float>(0x3f4c422au);
-const float kGeluC1 = std::bit_cast<float>(0x3d122279u);
 
 // IEEE maxNum, as v_max_f32: a NaN operand yields the other.
 float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
@@ -30,22 +25,25 @@ float element(DataType type, std::span<const uint8_t> bytes, size_t i) {
   return decode_element(type, uint32_t(bytes[2 * i]) | uint32_t(bytes[2 * i + 1]) << 8);
 }
 
-float activate(Activation act, float t) {
-  float x = 0;
-  switch (act) {
-    case Activation::none: return t;
-    case Activation::relu: return max_num(0.0f, t);
-    case Activation::silu: x = kMinusLog2e * t; break;
-    case Activation::gelu: {
-      float s = t * t;
-      s = kGeluC1 * s;
-      s = kGeluC0 + s;
-      const float u = t * s;
-      x = kMinus2Log2e * u;
-      break;
+// The row's steps (common/activations.hpp), each one fp32 operation rounded to nearest even.
+float activate(Activation act, float value) {
+  const activations::Row* row = activations::find(act);
+  if (!row) throw Error("reference_epilogue: unknown activation");
+  float regs[3] = {value, 0.0f, 0.0f};  // x, t, u
+  auto get = [&](const activations::Src& s) { return s.constant ? std::bit_cast<float>(s.bits) : regs[int(s.var)]; };
+  for (const activations::Step& s : row->steps) {
+    const float a = get(s.a), b = get(s.b);
+    float& d = regs[int(s.d)];
+    switch (s.op) {
+      case activations::Op::mul: d = a * b; break;
+      case activations::Op::add: d = a + b; break;
+      case activations::Op::fma: d = std::fma(a, b, get(s.c)); break;
+      case activations::Op::max: d = max_num(a, b); break;
+      case activations::Op::exp2: d = gfx950::exp2_f32(a); break;
+      case activations::Op::rcp: d = gfx950::rcp_f32(a); break;
     }
   }
-  return t * gfx950::rcp_f32(1.0f + gfx950::exp2_f32(x));
+  return regs[int(activations::x)];
 }
 
 }  // namespace
@@ -54,7 +52,7 @@ std::vector<float> reference_epilogue(const std::vector<float>& acc, int64_t m, 
                                       float alpha, float beta, std::span<const uint8_t> c,
                                       std::span<const uint8_t> bias, int64_t ldc_in) {
   const int64_t ld = ldc_in ? ldc_in : n;
-  const auto bytes_of = [](DataType t) { return t == DataType::f32 ? 4 : 2; };
+  const auto bytes_of = [](DataType t) { return element_bits(t) / 8; };
   if (acc.size() != size_t(m * n)) throw Error("reference_epilogue: acc is not M x N");
   if (e.c && c.size() < size_t(((m - 1) * ld + n) * bytes_of(*e.c)))
     throw Error(fmt::format("reference_epilogue: C holds {} bytes, {}x{} {} with ld {} needs more", c.size(), m, n,

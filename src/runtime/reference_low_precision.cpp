@@ -7,21 +7,16 @@
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
 #include "common/element_formats.hpp"
+#include "vocabulary/rows.hpp"
 
 namespace cdna4 {
 namespace {
 
 gfx950::Element operand_element(DataType type) {
-  switch (type) {
-    case DataType::bf16: return gfx950::Element::bf16;
-    case DataType::f16: return gfx950::Element::f16;
-    case DataType::fp8: return gfx950::Element::fp8;
-    case DataType::bf8: return gfx950::Element::bf8;
-    case DataType::fp6: return gfx950::Element::fp6;
-    case DataType::bf6: return gfx950::Element::bf6;
-    case DataType::fp4: return gfx950::Element::fp4;
-    default: throw Error("reference: expected a bf16, f16, fp8, bf8, fp6, bf6 or fp4 element type");
-  }
+  if (const auto e = vocabulary::mfma_element(type)) return *e;
+  throw Error(fmt::format("reference: expected a {} element type, got {}",
+                          vocabulary::names<DataType>([](const auto& row) { return row.element.has_value(); }),
+                          to_string(type)));
 }
 
 uint32_t code_at(std::span<const uint8_t> bytes, int bits, int64_t i) {
@@ -108,7 +103,8 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
 
 std::vector<uint8_t> to_output_bits(const std::vector<float>& c, DataType out) {
   if (out == DataType::f32 || out == DataType::bf16) return to_output_bits(c, out == DataType::bf16);
-  if (out != DataType::f16) throw Error(fmt::format("reference: {} is not an output type (f32, bf16, f16)", to_string(out)));
+  if (out != DataType::f16)
+    throw Error(fmt::format("reference: {} is not an output type ({})", to_string(out), vocabulary::names<OutType>()));
   std::vector<uint8_t> bytes(c.size() * 2);
   for (size_t i = 0; i < c.size(); ++i) {
     const uint16_t h = uint16_t(gfx950::encode_element(gfx950::Element::f16, c[i]));

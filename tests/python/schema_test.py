@@ -61,7 +61,7 @@ class SchemaTest(unittest.TestCase):
             good = json.load(f)
         for change in (lambda d: d.update(unknown=1), lambda d: d["types"].update(a="int4"),
                        lambda d: d.update(waves=6), lambda d: d["ops"][0].update(op="load"),
-                       lambda d: d.update(epilogue={"activation": "tanh"}), lambda d: d.update(num_stages=2)):
+                       lambda d: d.update(epilogue={"activation": "softmax"}), lambda d: d.update(num_stages=2)):
             bad = json.loads(json.dumps(good))
             change(bad)
             self.assertFalse(self.validator.is_valid(bad), bad)

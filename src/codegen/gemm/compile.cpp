@@ -85,18 +85,10 @@ Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
 
 }  // namespace
 
-const char* to_string(OutType out) { return out == OutType::f32 ? "f32" : out == OutType::bf16 ? "bf16" : "f16"; }
-
-int element_bytes(OutType out) { return out == OutType::f32 ? 4 : 2; }
-
-DataType data_type(OutType out) {
-  return out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
-}
-
 OutType output_type(const Schedule& schedule, const std::optional<OutType>& out) {
   if (out) return *out;
-  for (OutType o : {OutType::f32, OutType::bf16, OutType::f16})
-    if (data_type(o) == schedule.type_c) return o;
+  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes)
+    if (row.type == schedule.type_c) return row.value;
   throw ScheduleError(schedule.name, "types.c",
                       fmt::format("the kernel writes C in f32, bf16 or f16, not {}", to_string(schedule.type_c)));
 }

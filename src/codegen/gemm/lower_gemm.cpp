@@ -23,11 +23,11 @@ bool power_of_two(int v) { return v > 0 && std::has_single_bit(unsigned(v)); }
 void check_supported(const Schedule& s) {
   auto fail = [&](const std::string& why) { throw Error(fmt::format("schedule {}: {}", s.name, why)); };
   for (Operand op : {Operand::a, Operand::b}) {
-    const int bits = element_bits(op == Operand::a ? s.type_a : s.type_b);
+    const int bits = element_bits(operand_type(s, op));
     if (k_major(s.layout, op) && bits != 16 && bits != 8)
       fail(fmt::format("layout \"{}\" stores {} with K as its slow dimension, which is lowered for 16- and 8-bit "
                        "types (transposing LDS reads), not for {}; store it with K contiguous",
-                       to_string(s.layout), to_string(op), to_string(op == Operand::a ? s.type_a : s.type_b)));
+                       to_string(s.layout), to_string(op), to_string(operand_type(s, op))));
   }
   if (s.type_acc != DataType::f32) fail("only fp32 accumulation is lowered");
   if (!power_of_two(s.wave_grid_n) || !power_of_two(kpacks(s)))

@@ -50,7 +50,7 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
   g.lds_buffers = s.lds_buffers;
   g.lane_elements = m.k / (64 / m.m);
   for (Operand op : {Operand::a, Operand::b}) {
-    const int bits = cdna4::element_bits(op == Operand::a ? s.type_a : s.type_b);
+    const int bits = cdna4::element_bits(operand_type(s, op));
     const bool rows = lds_row_major(s, op);
     const bool kmajor = k_major(s.layout, op);
     const int tile_row_bytes = s.tile_k * bits / 8;

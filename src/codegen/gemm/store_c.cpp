@@ -9,6 +9,7 @@
 #include <bit>
 
 #include "codegen/gemm/context.hpp"
+#include "common/activations.hpp"
 
 namespace cdna4::codegen {
 
@@ -18,42 +19,32 @@ namespace {
 
 constexpr uint32_t kHalfOutOfRange = 0x40000000u;  // row or column part of an out-of-range offset
 
-// fp32 bit patterns of the activations' constants.
-constexpr int64_t kOne = 0x3f800000;            // 1.0
-constexpr int64_t kMinusLog2e = 0xbfb8aa3b;     // -log2(e)
-constexpr int64_t kMinus2Log2e = 0xc038aa3b;    // -2 log2(e)
-constexpr int64_t kGeluC0 = 0x3f4c422a;         // sqrt(2 / pi)
-constexpr int64_t kGeluC1 = 0x3d122279;         // 0.044715 sqrt(2 / pi)
-
-Imm f32_bits(int64_t bits) { return Imm{bits, true}; }
 
 // Row of accumulator register r inside an MFMA tile, for lanes with lane / mfma_n == 0.
 int register_row(const GemmGeometry& g, int r) { return g.mfma_regs == 4 ? r : 8 * (r / 4) + r % 4; }
 
 int log2_bytes(int bytes) { return std::countr_zero(unsigned(bytes)); }
 
-// x (fp32 in `x`) -> act(x), with `t` as scratch.
-void activation(Code& c, Activation act, Reg x, Reg t, Reg u) {
-  switch (act) {
-    case Activation::none: return;
-    case Activation::relu:  // maxNum(0, x): NaN gives 0
-      c.v_max_f32(x, imm(0), x);
-      return;
-    case Activation::silu:  // x * 1 / (1 + 2^(-x log2 e))
-      c.v_mul_f32(t, f32_bits(kMinusLog2e), x);
-      break;
-    case Activation::gelu:  // x * 1 / (1 + 2^(-2 log2 e * x (c0 + c1 x^2))): 0.5 x (1 + tanh(u))
-      c.v_mul_f32(t, x, x);
-      c.v_mul_f32(t, f32_bits(kGeluC1), t);
-      c.v_add_f32(t, f32_bits(kGeluC0), t);
-      c.v_mul_f32(u, x, t);
-      c.v_mul_f32(t, f32_bits(kMinus2Log2e), u);
-      break;
+// x (fp32 in `x`) -> act(x): the row's steps (common/activations.hpp), `t` and `u` as scratch.
+void emit_activation(Code& c, Activation act, Reg x, Reg t, Reg u) {
+  const activations::Row* row = activations::find(act);
+  if (!row) throw Error("unknown activation");
+  auto reg = [&](activations::Var var) { return var == activations::x ? x : var == activations::t ? t : u; };
+  auto src = [&](const activations::Src& s) -> Arg {
+    if (s.constant) return Imm{s.bits, s.bits != 0};  // fp32 bit patterns in hex
+    return reg(s.var);
+  };
+  for (const activations::Step& s : row->steps) {
+    const Reg d = reg(s.d);
+    switch (s.op) {
+      case activations::Op::mul: c.v_mul_f32(d, src(s.a), src(s.b)); break;
+      case activations::Op::add: c.v_add_f32(d, src(s.a), src(s.b)); break;
+      case activations::Op::fma: c.v_fma_f32(d, src(s.a), src(s.b), src(s.c)); break;
+      case activations::Op::max: c.v_max_f32(d, src(s.a), src(s.b)); break;
+      case activations::Op::exp2: c.v_exp_f32(d, src(s.a)); break;
+      case activations::Op::rcp: c.v_rcp_f32(d, src(s.a)); break;
+    }
   }
-  c.v_exp_f32(t, t);
-  c.v_add_f32(t, f32_bits(kOne), t);
-  c.v_rcp_f32(t, t);
-  c.v_mul_f32(x, x, t);
 }
 
 // A loaded element of `type` in `x` (f32 bits, bf16 or f16 in the low half) as fp32.
@@ -258,7 +249,7 @@ void emit_store_c(GemmContext& ctx) {
           if (has_c) c.v_fma_f32(value, r.beta, c_value(nb), value);
           if (bias_n) c.v_add_f32(value, value, bias_col(nb));
           if (bias_m) c.v_add_f32(value, value, bias_row);
-          activation(c, epi->activation, value, t, u);
+          emit_activation(c, epi->activation, value, t, u);
         }
         const int staged_offset = register_row(g, reg) * staged.row_bytes + nb * g.mfma_n * 4;
         if (f32) {

@@ -15,17 +15,15 @@ int depth(const Schedule& s) {
 
 int kpacks(const Schedule& s) { return s.tile_k / mfma_shape(s.mfma).k; }
 
-static DataType type_of(const Schedule& s, Operand operand) { return operand == Operand::a ? s.type_a : s.type_b; }
-
 int fragment_bytes(const Schedule& s, Operand operand) {
   const MfmaShape m = mfma_shape(s.mfma);
   const int lane_elements = m.k / (64 / (operand == Operand::a ? m.m : m.n));
-  return lane_elements * element_bits(type_of(s, operand)) / 8;
+  return lane_elements * element_bits(operand_type(s, operand)) / 8;
 }
 
 int fragment_chunks(const Schedule& s, Operand operand) { return fragment_bytes(s, operand) / 16; }
 
-bool lds_row_major(const Schedule& s, Operand operand) { return element_bits(type_of(s, operand)) == 6; }
+bool lds_row_major(const Schedule& s, Operand operand) { return element_bits(operand_type(s, operand)) == 6; }
 
 int fragment_reads(const Schedule& s, Operand operand) {
   if (lds_row_major(s, operand)) return fragment_bytes(s, operand) / 8;
@@ -37,7 +35,7 @@ int part_bytes(const Schedule& s) { return s.waves * 1024; }
 
 int operand_tile_bytes(const Schedule& s, Operand operand) {
   const int rows = operand == Operand::a ? s.tile_m : s.tile_n;
-  return rows * s.tile_k * element_bits(type_of(s, operand)) / 8;
+  return rows * s.tile_k * element_bits(operand_type(s, operand)) / 8;
 }
 
 int g2s_parts(const Schedule& s, Operand operand) {

@@ -4,7 +4,7 @@
 
 #include "codegen/schedule/geometry.hpp"
 
-#include "common/mfma_table.hpp"
+#include "vocabulary/rows.hpp"
 
 #include <optional>
 #include <string>
@@ -13,12 +13,9 @@
 
 namespace cdna4::detail {
 
-// The MFMA kinds a schedule may name (their facts: common/mfma_table.hpp).
-const std::vector<std::pair<std::string, MfmaKind>>& mfma_kinds();
-const gfx950::MfmaInfo& mfma_info(MfmaKind kind);
-// The types an MFMA operand may have (by their schedule names), and their table rows.
-std::vector<std::pair<std::string, DataType>> operand_types();
-std::optional<gfx950::Element> mfma_element(DataType type);
+// An MFMA kind's and an operand type's gfx950 table rows (src/vocabulary/rows.hpp).
+using vocabulary::mfma_element;
+using vocabulary::mfma_info;
 
 // Op indices in emission order (ascending `order`; ties keep array order).
 std::vector<int> emission_order(const Schedule& s);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "codegen/schedule/schedule_internal.hpp"
+#include "common/activations.hpp"
 #include "json_limits.hpp"
 
 namespace cdna4 {
@@ -23,6 +24,32 @@ using json = nlohmann::json;
 
 template <typename T>
 using Choices = std::vector<std::pair<std::string, T>>;
+
+// The names of E's rows that `keep` accepts, as the choices of a field.
+template <typename E, typename Keep = decltype(vocabulary::every_row)>
+Choices<E> choices_of(Keep keep = vocabulary::every_row) {
+  Choices<E> out;
+  for (const auto& row : vocabulary::Vocabulary<E>::rows)
+    if (keep(row)) out.emplace_back(row.name, row.value);
+  return out;
+}
+
+// The names of some values of E, in the given order.
+template <typename E>
+Choices<E> choices_of(std::initializer_list<E> values) {
+  Choices<E> out;
+  for (E value : values) out.emplace_back(to_string(value), value);
+  return out;
+}
+
+// Output types, as the element types they are.
+Choices<DataType> output_types() {
+  Choices<DataType> out;
+  for (const auto& row : vocabulary::kOutTypes) out.emplace_back(row.name, row.type);
+  return out;
+}
+
+bool mfma_operand(const vocabulary::DataTypeRow& row) { return row.element.has_value(); }
 
 class Reader {
  public:
@@ -110,11 +137,10 @@ void read_types(const Reader& r, const json& root, Schedule& s) {
   if (!types) return;
   r.object(*types, "types");
   r.only_fields(*types, "types", {"a", "b", "acc", "c"});
-  if (const json* v = r.find(*types, "a")) s.type_a = r.choice<DataType>(*v, "types.a", detail::operand_types());
-  if (const json* v = r.find(*types, "b")) s.type_b = r.choice<DataType>(*v, "types.b", detail::operand_types());
-  if (const json* v = r.find(*types, "acc")) s.type_acc = r.choice<DataType>(*v, "types.acc", {{"f32", DataType::f32}});
-  if (const json* v = r.find(*types, "c"))
-    s.type_c = r.choice<DataType>(*v, "types.c", {{"f32", DataType::f32}, {"bf16", DataType::bf16}, {"f16", DataType::f16}});
+  if (const json* v = r.find(*types, "a")) s.type_a = r.choice<DataType>(*v, "types.a", choices_of<DataType>(mfma_operand));
+  if (const json* v = r.find(*types, "b")) s.type_b = r.choice<DataType>(*v, "types.b", choices_of<DataType>(mfma_operand));
+  if (const json* v = r.find(*types, "acc")) s.type_acc = r.choice<DataType>(*v, "types.acc", choices_of({DataType::f32}));
+  if (const json* v = r.find(*types, "c")) s.type_c = r.choice<DataType>(*v, "types.c", output_types());
 }
 
 // The MFMA must take the operand types: bf16 and f16 kinds both operands of
@@ -122,12 +148,12 @@ void read_types(const Reader& r, const json& root, Schedule& s) {
 void check_types(const Reader& r, const Schedule& s) {
   const gfx950::MfmaInfo& mfma = detail::mfma_info(s.mfma);
   for (Operand op : {Operand::a, Operand::b}) {
-    const DataType type = op == Operand::a ? s.type_a : s.type_b;
+    const DataType type = operand_type(s, op);
     const gfx950::Element e = *detail::mfma_element(type);
     if (gfx950::takes(mfma, e)) continue;
     std::string fits;
-    for (const auto& [name, kind] : detail::mfma_kinds())
-      if (gfx950::takes(detail::mfma_info(kind), e)) fits += (fits.empty() ? "" : ", ") + name;
+    for (const vocabulary::MfmaKindRow& kind : vocabulary::kMfmaKinds)
+      if (gfx950::takes(*kind.info, e)) fits += (fits.empty() ? "" : ", ") + std::string(kind.name);
     r.fail(op == Operand::a ? "types.a" : "types.b",
            fmt::format("{} does not take {} operands ({}); for {} use {}", mfma.mnemonic, to_string(type),
                        mfma.f8f6f4 ? "it takes fp8, bf8, fp6, bf6 or fp4"
@@ -149,32 +175,38 @@ void read_scale(const Reader& r, const json& root, Schedule& s) {
                             {{"e8m0", "e8m0"}});
     if (!mfma_scaled)
       r.fail("scale", fmt::format("{} takes no scales; MX-scaled operands need v_mfma_scale_f32_16x16x128_f8f6f4 "
-                                  "or v_mfma_scale_f32_32x32x64_f8f6f4", mfma_shape(s.mfma).mnemonic));
+                                  "or v_mfma_scale_f32_32x32x64_f8f6f4", to_string(s.mfma)));
   } else if (mfma_scaled) {
     r.fail("scale", fmt::format("missing; {} reads E8M0 scales: give \"scale\": {{\"a\": \"e8m0\", \"b\": \"e8m0\"}}",
-                                mfma_shape(s.mfma).mnemonic));
+                                to_string(s.mfma)));
   }
   s.scaled = mfma_scaled;
 }
 
+Choices<Activation> activation_choices() {
+  Choices<Activation> out;
+  for (const activations::Row& row : activations::kRows) out.emplace_back(row.name, row.value);
+  return out;
+}
+
 // "epilogue": {"c": "f32"|"bf16"|"f16"|"none", "bias": "none"|"m"|"n",
-// "bias_type": "f32"|"bf16", "activation": "none"|"relu"|"gelu"|"silu"}.
+// "bias_type": "f32"|"bf16", "activation": a name in common/activations.hpp}.
 void read_epilogue(const Reader& r, const json& root, Schedule& s) {
   const json* e = r.find(root, "epilogue");
   if (!e) return;
   r.object(*e, "epilogue");
   r.only_fields(*e, "epilogue", {"c", "bias", "bias_type", "activation"});
   Epilogue ep;
-  if (const json* v = r.find(*e, "c"))
-    ep.c = r.choice<std::optional<DataType>>(*v, "epilogue.c", {{"none", std::nullopt}, {"f32", DataType::f32},
-                                                                {"bf16", DataType::bf16}, {"f16", DataType::f16}});
-  if (const json* v = r.find(*e, "bias"))
-    ep.bias = r.choice<BiasDim>(*v, "epilogue.bias", {{"none", BiasDim::none}, {"m", BiasDim::m}, {"n", BiasDim::n}});
+  if (const json* v = r.find(*e, "c")) {
+    Choices<std::optional<DataType>> c_types = {{"none", std::nullopt}};
+    for (const auto& [name, type] : output_types()) c_types.emplace_back(name, type);
+    ep.c = r.choice<std::optional<DataType>>(*v, "epilogue.c", c_types);
+  }
+  if (const json* v = r.find(*e, "bias")) ep.bias = r.choice<BiasDim>(*v, "epilogue.bias", choices_of<BiasDim>());
   if (const json* v = r.find(*e, "bias_type"))
-    ep.bias_type = r.choice<DataType>(*v, "epilogue.bias_type", {{"f32", DataType::f32}, {"bf16", DataType::bf16}});
+    ep.bias_type = r.choice<DataType>(*v, "epilogue.bias_type", choices_of({DataType::f32, DataType::bf16}));
   if (const json* v = r.find(*e, "activation"))
-    ep.activation = r.choice<Activation>(*v, "epilogue.activation", {{"none", Activation::none}, {"relu", Activation::relu},
-                                                                     {"gelu", Activation::gelu}, {"silu", Activation::silu}});
+    ep.activation = r.choice<Activation>(*v, "epilogue.activation", activation_choices());
   s.epilogue = ep;
 }
 
@@ -198,14 +230,14 @@ void check_geometry(const Reader& r, const Schedule& s) {
     if (lds_row_major(s, o)) {  // parts are byte ranges of whole 16-byte row pieces
       if (bytes % part_bytes(s) != 0)
         r.fail(path, fmt::format("the {} tile ({} x {} {} = {} bytes) must split into whole G2S parts of waves * 1024 = "
-                                 "{} bytes", to_string(o), rows, s.tile_k, to_string(o == Operand::a ? s.type_a : s.type_b),
+                                 "{} bytes", to_string(o), rows, s.tile_k, to_string(operand_type(s, o)),
                                  bytes, part_bytes(s)));
       continue;
     }
     if (bytes % part_bytes(s) != 0 || rows % (bytes / part_bytes(s)) != 0)
       r.fail(path, fmt::format("the {} tile ({} x {} {} = {} bytes) must split into whole G2S parts of waves * 1024 = {} bytes "
                                "along its {} dimension", to_string(o), rows, s.tile_k,
-                               to_string(o == Operand::a ? s.type_a : s.type_b), bytes, part_bytes(s),
+                               to_string(operand_type(s, o)), bytes, part_bytes(s),
                                o == Operand::a ? "M" : "N"));
   }
 }
@@ -213,9 +245,7 @@ void check_geometry(const Reader& r, const Schedule& s) {
 ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std::string& path) {
   r.object(v, path);
   ScheduleOp op;
-  op.kind = r.choice<OpKind>(r.need(v, path, "op", "the op kind"), path + ".op",
-                             {{"g2s", OpKind::g2s}, {"s2r", OpKind::s2r}, {"mfma", OpKind::mfma},
-                              {"barrier", OpKind::barrier}, {"setprio", OpKind::setprio}, {"wait", OpKind::wait}});
+  op.kind = r.choice<OpKind>(r.need(v, path, "op", "the op kind"), path + ".op", choices_of<OpKind>());
   switch (op.kind) {
     case OpKind::g2s: r.only_fields(v, path, {"op", "operand", "part", "stage", "order", "phase", "vmcnt", "lgkmcnt"}); break;
     case OpKind::s2r: r.only_fields(v, path, {"op", "operand", "kpack", "m_half", "n_half", "stage", "order", "phase", "vmcnt", "lgkmcnt"}); break;
@@ -230,8 +260,7 @@ ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std:
   op.vmcnt = r.optional_integer(v, path, "vmcnt", 0, 65535);
   op.lgkmcnt = r.optional_integer(v, path, "lgkmcnt", 0, 65535);
   if (op.kind == OpKind::g2s || op.kind == OpKind::s2r)
-    op.operand = r.choice<Operand>(r.need(v, path, "operand", "\"a\" or \"b\""), path + ".operand",
-                                   {{"a", Operand::a}, {"b", Operand::b}});
+    op.operand = r.choice<Operand>(r.need(v, path, "operand", "\"a\" or \"b\""), path + ".operand", choices_of<Operand>());
   if (op.kind == OpKind::g2s) {
     const int parts = g2s_parts(s, op.operand);
     op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", 0, parts - 1);
@@ -293,7 +322,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   s.target = r.choice<std::string>(r.need(root, "", "target", "\"gfx950\""), "target", {{"gfx950", "gfx950"}});
   read_types(r, root, s);
   if (const json* v = r.find(root, "layout"))
-    s.layout = r.choice<Layout>(*v, "layout", {{"nn", Layout::nn}, {"nt", Layout::nt}, {"tn", Layout::tn}, {"tt", Layout::tt}});
+    s.layout = r.choice<Layout>(*v, "layout", choices_of<Layout>());
   const json& tile = r.object(r.need(root, "", "tile", "{\"m\": .., \"n\": .., \"k\": ..}"), "tile");
   r.only_fields(tile, "tile", {"m", "n", "k"});
   s.tile_m = r.integer(r.need(tile, "tile", "m", "an integer"), "tile.m", 16, 1024);
@@ -313,7 +342,7 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
     s.wave_grid_m = 2;
     s.wave_grid_n = s.waves / 2;
   }
-  s.mfma = r.choice<MfmaKind>(r.need(root, "", "mfma", "an MFMA instruction"), "mfma", detail::mfma_kinds());
+  s.mfma = r.choice<MfmaKind>(r.need(root, "", "mfma", "an MFMA instruction"), "mfma", choices_of<MfmaKind>());
   if (const json* v = r.find(root, "pingpong_groups")) {
     s.pingpong_groups = r.integer(*v, "pingpong_groups", 1, 2);
   }

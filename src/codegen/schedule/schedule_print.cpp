@@ -38,7 +38,7 @@ std::string to_json(const Schedule& s) {
   out += fmt::format("  \"tile\": {{\"m\": {}, \"n\": {}, \"k\": {}}},\n", s.tile_m, s.tile_n, s.tile_k);
   out += fmt::format("  \"waves\": {},\n", s.waves);
   out += fmt::format("  \"wave_grid\": {{\"m\": {}, \"n\": {}}},\n", s.wave_grid_m, s.wave_grid_n);
-  out += fmt::format("  \"mfma\": \"{}\",\n", mfma_shape(s.mfma).mnemonic);
+  out += fmt::format("  \"mfma\": \"{}\",\n", to_string(s.mfma));
   out += fmt::format("  \"lds_buffers\": {},\n", s.lds_buffers);
   out += fmt::format("  \"pingpong_groups\": {},\n", s.pingpong_groups);
   if (s.workgroup_order != WorkgroupOrder{})
@@ -48,7 +48,7 @@ std::string to_json(const Schedule& s) {
   if (const auto& e = s.epilogue)
     out += fmt::format("  \"epilogue\": {{\"c\": \"{}\", \"bias\": \"{}\", \"bias_type\": \"{}\", \"activation\": \"{}\"}},\n",
                        e->c ? to_string(*e->c) : "none",
-                       e->bias == BiasDim::none ? "none" : e->bias == BiasDim::m ? "m" : "n", to_string(e->bias_type),
+                       to_string(e->bias), to_string(e->bias_type),
                        to_string(e->activation));
   if (s.num_stages) {
     out += fmt::format("  \"num_stages\": {}\n", *s.num_stages);
