@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cdna4/vocabulary.hpp"
 #include "common/activations.hpp"
 #include "schedule_test_support.hpp"
 
@@ -18,11 +19,11 @@ TEST_CASE("activations: every row's name round-trips", "[epilogue][activations]"
   for (const activations::Row& row : activations::kRows) {
     INFO(row.name);
     CHECK(std::string(to_string(row.value)) == row.name);
-    CHECK(activations::parse(row.name) == row.value);
+    CHECK(try_parse<Activation>(row.name) == row.value);
     CHECK(activations::find(row.value) == &row);
   }
-  CHECK_FALSE(activations::parse("softmax"));
-  CHECK_FALSE(activations::parse(""));
+  CHECK_FALSE(try_parse<Activation>("softmax"));
+  CHECK_FALSE(try_parse<Activation>(""));
   CHECK(activations::names("|").starts_with("none|relu|"));
 }
 

@@ -126,12 +126,6 @@ constexpr const Row* find(Activation value) {
   return size_t(value) < std::size(kRows) ? &kRows[size_t(value)] : nullptr;
 }
 
-constexpr std::optional<Activation> parse(std::string_view name) {
-  for (const Row& r : kRows)
-    if (name == r.name) return r.value;
-  return std::nullopt;
-}
-
 // Every name, `separator` between two.
 inline std::string names(std::string_view separator) {
   std::string out;

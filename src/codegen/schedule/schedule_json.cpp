@@ -183,12 +183,6 @@ void read_scale(const Reader& r, const json& root, Schedule& s) {
   s.scaled = mfma_scaled;
 }
 
-Choices<Activation> activation_choices() {
-  Choices<Activation> out;
-  for (const activations::Row& row : activations::kRows) out.emplace_back(row.name, row.value);
-  return out;
-}
-
 // "epilogue": {"c": "f32"|"bf16"|"f16"|"none", "bias": "none"|"m"|"n",
 // "bias_type": "f32"|"bf16", "activation": a name in common/activations.hpp}.
 void read_epilogue(const Reader& r, const json& root, Schedule& s) {
@@ -206,7 +200,7 @@ void read_epilogue(const Reader& r, const json& root, Schedule& s) {
   if (const json* v = r.find(*e, "bias_type"))
     ep.bias_type = r.choice<DataType>(*v, "epilogue.bias_type", choices_of({DataType::f32, DataType::bf16}));
   if (const json* v = r.find(*e, "activation"))
-    ep.activation = r.choice<Activation>(*v, "epilogue.activation", activation_choices());
+    ep.activation = r.choice<Activation>(*v, "epilogue.activation", choices_of<Activation>());
   s.epilogue = ep;
 }
 
