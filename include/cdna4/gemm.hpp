@@ -90,8 +90,8 @@ struct CompileStats {
   int loop_iterations = 0;   // schedule iterations per loop trip
   int mfma = 0;              // MFMA instructions in the kernel
   int vgprs = 0, agprs = 0, sgprs = 0, lds_bytes = 0;
-  // Modeled occupancy: waves that fit on one SIMD by registers (512 per lane,
-  // allocated in granules of 8) and by LDS (160 KiB per CU, 4 SIMDs), at most 8.
+  // Modeled occupancy: waves that fit on one SIMD by registers (the unified
+  // register file, allocated in granules) and by LDS (shared by a CU's SIMDs).
   int waves_per_simd = 0;
   const char* occupancy_limit = "";  // "registers" or "LDS"
 };
