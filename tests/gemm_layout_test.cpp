@@ -172,7 +172,7 @@ TEST_CASE("run_gemm: K-major operands with leading dimensions and batch strides 
     problem.a = a;
     problem.b = b;
     const StagedProblem staged = stage(s, problem);  // the kernel reads the caller's buffers: no copy
-    CHECK((staged.a.empty() && staged.b.empty() && staged.problem.a.data() == a.data()));
+    CHECK((staged.a.empty() && staged.b.empty() && staged.problem().a.data() == a.data()));
     const GemmRun run = run_gemm(device, s, problem);
     CHECK(differing_elements(run.c, reference(s, problem), 2) == 0);
     CHECK(run.launch.races.empty());

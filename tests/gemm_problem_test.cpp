@@ -24,11 +24,11 @@ TEST_CASE("stage() pads K, pads scales and transposes sub-byte K-major operands,
   const Schedule bf16 = shipped("baseline_256x256x64_w8.json");
   const auto a = test::integer_matrix(40 * 20, 1), b = test::integer_matrix(20 * 24, 2);
   const StagedProblem padded = stage(bf16, test::problem(40, 24, 20, test::bytes_of(a), test::bytes_of(b)));
-  CHECK(padded.problem.shape.k == 24);  // bf16's granule: 8 elements
-  CHECK(padded.problem.shape.out == OutType::f32);  // the schedule's types.c
-  CHECK(padded.problem.layout == Layout::nn);
+  CHECK(padded.problem().shape.k == 24);  // bf16's granule: 8 elements
+  CHECK(padded.problem().shape.out == OutType::f32);  // the schedule's types.c
+  CHECK(padded.problem().layout == Layout::nn);
   REQUIRE(padded.a.size() == 40 * 24 * 2);
-  CHECK(padded.problem.a.data() == padded.a.data());
+  CHECK(padded.problem().a.data() == padded.a.data());
   uint16_t row0[24];
   std::memcpy(row0, padded.a.data(), sizeof row0);
   CHECK(std::equal(row0, row0 + 20, a.begin()));
@@ -37,14 +37,14 @@ TEST_CASE("stage() pads K, pads scales and transposes sub-byte K-major operands,
   const auto a32 = test::integer_matrix(40 * 32, 1), b32 = test::integer_matrix(32 * 24, 2);
   const GemmProblem ready = test::problem(40, 24, 32, test::bytes_of(a32), test::bytes_of(b32));
   const StagedProblem as_is = stage(bf16, ready);
-  CHECK((as_is.a.empty() && as_is.b.empty() && as_is.problem.a.data() == ready.a.data()));
+  CHECK((as_is.a.empty() && as_is.b.empty() && as_is.problem().a.data() == ready.a.data()));
 
   // fp6's granule is 64: K = 96 becomes 128, and each row of scales gains a 1.0 block.
   const Schedule mxfp6 = shipped("baseline_mxfp6_256x256x128_w8.json");
   const auto a6 = test::typed_matrix(mxfp6.type_a, 64 * 96, true, 3), b6 = test::typed_matrix(mxfp6.type_b, 96 * 64, true, 4);
   const auto sa = test::scale_bytes(64 * 3, false, 5), sb = test::scale_bytes(3 * 64, false, 6);
   const StagedProblem scaled = stage(mxfp6, test::scaled(test::problem(64, 64, 96, a6, b6), sa, sb));
-  CHECK(scaled.problem.shape.k == 128);
+  CHECK(scaled.problem().shape.k == 128);
   REQUIRE(scaled.scale_a.size() == 64 * 4);
   CHECK((scaled.scale_a[0] == sa[0] && scaled.scale_a[2] == sa[2] && scaled.scale_a[3] == 127));
   CHECK(scaled.scale_a[4] == sa[3]);
@@ -56,7 +56,7 @@ TEST_CASE("stage() pads K, pads scales and transposes sub-byte K-major operands,
   GemmProblem tn = test::scaled(test::problem(64, 64, 64, a4, b4, OutType::bf16), sa4, sb4);
   tn.layout = Layout::tn;
   const StagedProblem transposed = stage(mxfp4, tn);
-  CHECK(transposed.problem.layout == Layout::nt);
+  CHECK(transposed.problem().layout == Layout::nt);
   CHECK((!transposed.a.empty() && !transposed.b.empty()));
   Device device = Device::emulator();
   const GemmRun run = run_gemm(device, mxfp4, tn);
@@ -119,8 +119,8 @@ TEST_CASE("run_gemm on a compiled kernel: a strided batch with a fused epilogue 
   const StagedProblem staged = stage(s, p);
   CHECK((staged.a.empty() && staged.b.empty()));  // as the kernel reads them
   CompileOptions options;
-  options.layout = staged.problem.layout;
-  const GemmKernel kernel = compile(s, staged.problem.shape, options);
+  options.layout = staged.problem().layout;
+  const GemmKernel kernel = compile(s, staged.problem().shape, options);
   Device device = Device::emulator();
   const GemmRun run = run_gemm(device, kernel, p);
   CHECK(run.launch.races.empty());

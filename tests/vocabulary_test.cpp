@@ -2,8 +2,13 @@
 // as its value, bad names are refused with the names there are, and the facts
 // on the rows are the ones the schedule format documents.
 #include <catch2/catch.hpp>
+
+#include <fstream>
 #include <set>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cdna4/vocabulary.hpp"
 #include "vocabulary/rows.hpp"
@@ -79,4 +84,19 @@ TEST_CASE("vocabulary: the rows' facts", "[vocabulary]") {
   CHECK(std::string(to_string(MfmaKind::f32_16x16x32_f16)) == "v_mfma_f32_16x16x32_f16");
   CHECK(vocabulary::mfma_element(DataType::fp6) == gfx950::Element::fp6);
   CHECK_FALSE(vocabulary::mfma_element(DataType::f32));
+}
+
+TEST_CASE("vocabulary: the schema's enums are the rows' names", "[vocabulary][schema]") {
+  std::ifstream in(std::string(CDNA4_SOURCE_DIR) + "/schedules/schedule.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  const auto& properties = schema.at("properties");
+  auto names_of = [](const auto& rows) {
+    std::vector<std::string> out;
+    for (const auto& row : rows) out.emplace_back(row.name);
+    return out;
+  };
+  CHECK(properties.at("mfma").at("enum").get<std::vector<std::string>>() ==
+        names_of(vocabulary::Vocabulary<MfmaKind>::rows));
+  CHECK(properties.at("layout").at("enum").get<std::vector<std::string>>() ==
+        names_of(vocabulary::Vocabulary<Layout>::rows));
 }

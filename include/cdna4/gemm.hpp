@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 
@@ -119,20 +120,31 @@ GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape
 // per byte, fp6 four in three bytes and fp4 two per byte, lower-k element in the
 // low bits), stored as `layout` says, rows shape.lda / shape.ldb apart and the
 // batch shape.stride_a / shape.stride_b apart (0 = packed).
+// The caller's bytes, borrowed for one call: a span, or a container that
+// outlives the call; never a temporary container (its bytes would be gone).
+struct HostBytes : std::span<const uint8_t> {
+  HostBytes() = default;
+  HostBytes(std::span<const uint8_t> bytes) : std::span<const uint8_t>(bytes) {}
+  HostBytes(const uint8_t* data, size_t size) : std::span<const uint8_t>(data, size) {}
+  HostBytes(const std::vector<uint8_t>& bytes) : std::span<const uint8_t>(bytes) {}
+  HostBytes(std::vector<uint8_t>&&) = delete;
+};
+
 struct GemmProblem {
   GemmShape shape;
   Layout layout = Layout::nn;  // how A and B are stored (not the schedule's layout)
-  std::span<const uint8_t> a, b;
+  HostBytes a, b;
   // An MX-scaled schedule's (Schedule::scaled) E8M0 scales, one byte per 32
   // elements of K: scale_a M x K/32 and scale_b K/32 x N per matrix, row-major,
   // the batch's blocks one after another; K a multiple of 32.
-  std::span<const uint8_t> scale_a, scale_b;
+  HostBytes scale_a, scale_b;
   // A fused epilogue's data (Schedule::epilogue, or CompileOptions::epilogue):
   // alpha and beta are kernel arguments; c is the C input in the epilogue's C
   // type (rows shape.c_in_ld() apart, the batch shape.c_stride() apart); the
   // bias (M or N elements of its type) is shared by the batch.
+  // Without an epilogue alpha must stay 1 and beta 0 (nothing would apply them).
   float alpha = 1.0f, beta = 0.0f;
-  std::span<const uint8_t> c, bias;
+  HostBytes c, bias;
 };
 
 // A problem as the kernel reads it, and the copies that took: K padded with
@@ -140,14 +152,22 @@ struct GemmProblem {
 // padded to whole 16-byte units, and 4- or 6-bit operands stored K-major
 // transposed (the kernel reads those with K contiguous). An operand that needs
 // none of this is not copied: `problem` then points at the caller's buffer.
-struct StagedProblem {
-  GemmProblem problem;  // the kernel's shape, layout and buffers
-  std::vector<uint8_t> a, b, scale_a, scale_b;  // the copies problem's spans point into (empty: none)
+class StagedProblem {
+ public:
+  // The kernel's shape, layout and buffers; of a staged problem that lives on
+  // only (a temporary's would point into copies that are gone).
+  const GemmProblem& problem() const& { return problem_; }
+  const GemmProblem& problem() const&& = delete;
+  std::vector<uint8_t> a, b, scale_a, scale_b;  // the copies problem()'s spans point into (empty: none)
   StagedProblem() = default;
   StagedProblem(StagedProblem&&) = default;  // moving keeps the spans valid
   StagedProblem& operator=(StagedProblem&&) = default;
   StagedProblem(const StagedProblem&) = delete;
   StagedProblem& operator=(const StagedProblem&) = delete;
+
+ private:
+  friend StagedProblem stage(const Schedule& schedule, const GemmProblem& problem);
+  GemmProblem problem_;
 };
 // Checks every buffer against the problem (a packed operand, scale or C input
 // must hold exactly what the shape describes, one with a leading dimension or

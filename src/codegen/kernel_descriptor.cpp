@@ -17,7 +17,9 @@ constexpr uint32_t kVccSgprs = 2;
 uint32_t round_up(uint32_t v, uint32_t m) { return (v + m - 1) / m * m; }
 }  // namespace
 
-uint32_t KernelSpec::accum_offset() const { return std::max(4u, round_up(vgprs, 4)); }
+uint32_t KernelSpec::accum_offset() const {
+  return std::max<uint32_t>(gfx950::kAccumOffsetGranule, round_up(vgprs, gfx950::kAccumOffsetGranule));
+}
 
 uint32_t KernelSpec::next_free_vgpr() const { return agprs ? accum_offset() + agprs : vgprs; }
 

@@ -36,6 +36,9 @@ inline constexpr int kMaxLgkmcnt = 15;  // bits 11:8
 inline constexpr int kMaxExpcnt = 7;    // bits 6:4
 inline constexpr int kMaxNopStates = 16;  // s_nop 15 waits 16 wait states
 
+// Wait states an `s_nop simm16` waits: its low 4 bits + 1.
+constexpr int nop_wait_states(int64_t simm16) { return int(simm16 & 0xf) + 1; }
+
 constexpr int round_up_to(int value, int granule) { return (value + granule - 1) / granule * granule; }
 
 // How many of a kernel's waves and workgroups fit at once, and what limits them.
@@ -48,13 +51,13 @@ struct Occupancy {
 };
 
 // `registers`: unified VGPR + AGPR registers per lane of one wave (before rounding to the granule).
-constexpr Occupancy occupancy(int registers, int lds_bytes, int waves_per_workgroup) {
+constexpr Occupancy occupancy(int registers, int64_t lds_bytes, int waves_per_workgroup) {
   Occupancy o;
   const int wpg = std::max(1, waves_per_workgroup);
   o.waves_by_registers =
       std::clamp(kRegistersPerLane / round_up_to(std::max(1, registers), kRegisterGranule), 1, kMaxWavesPerSimd);
   o.workgroups_by_registers = std::max(1, kSimdsPerCu * o.waves_by_registers / wpg);
-  o.workgroups_by_lds = lds_bytes > 0 ? std::max(1, kLdsBytesPerCu / lds_bytes) : INT32_MAX;
+  o.workgroups_by_lds = lds_bytes > 0 ? int(std::max<int64_t>(1, kLdsBytesPerCu / lds_bytes)) : INT32_MAX;
   const int64_t waves_by_lds = std::min<int64_t>(kMaxWavesPerSimd, int64_t(o.workgroups_by_lds) * wpg / kSimdsPerCu);
   o.waves_per_simd = int(std::min<int64_t>(o.waves_by_registers, waves_by_lds));
   o.limit = o.waves_by_registers <= waves_by_lds ? "registers" : "LDS";

@@ -76,7 +76,7 @@ void model_occupancy(CompileStats& st, int waves_per_workgroup) {
 // HSA dispatch packets carry the grid in work-items as 32-bit numbers per dimension.
 Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
   const int64_t x = checked::ceil_div<int64_t>(sh.n, s.tile_n), y = checked::ceil_div<int64_t>(sh.m, s.tile_m);
-  const int64_t block = int64_t(s.waves) * 64;
+  const int64_t block = int64_t(s.waves) * gfx950::kWaveSize;
   if (x * block > int64_t(UINT32_MAX) || y > int64_t(UINT32_MAX) || sh.batch > int64_t(UINT32_MAX))
     throw Error(fmt::format("shape {}: grid {}x{}x{} workgroups of {} work-items exceeds the 32-bit grid size of a "
                             "dispatch", sh.to_string(), x, y, sh.batch, block));
@@ -242,7 +242,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   out.shape = shape;
   out.schedule = schedule;
   out.grid = grid_for(planned, shape);
-  out.block = Dim3(uint32_t(planned.waves * 64));
+  out.block = Dim3(uint32_t(planned.waves * gfx950::kWaveSize));
   st.instructions = int(lowered.code.instruction_count());
   st.loop_instructions = lowered.loop_instructions;
   st.loop_iterations = lowered.loop_iterations;

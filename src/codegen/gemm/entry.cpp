@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "codegen/gemm/context.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen {
 
@@ -234,7 +235,7 @@ void g2s_row_major_addresses(GemmContext& ctx, Operand op) {
   for (int p = 0; p < parts; ++p) {
     const Reg addr = r.g2s_addr(op, p, ctx.geo), kcol = r.g2s_kcol(op, p, ctx.geo);
     c.v_add_u32(t, wave_units, r.lane);
-    if (p) c.v_add_u32(t, imm(p * ctx.schedule.waves * 64), t);
+    if (p) c.v_add_u32(t, imm(p * ctx.schedule.waves * gfx950::kWaveSize), t);
     c.v_lshrrev_b32(kp, imm(log2_exact(rows)), t);
     divide_by_3_or_6(c, kp, kp, units, k);
     c.s_mov_b32(k, imm(rows * units));

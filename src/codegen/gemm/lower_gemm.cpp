@@ -10,6 +10,7 @@
 #include "common/checked.hpp"
 #include "codegen/gemm/context.hpp"
 #include "codegen/isa/hazards.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen {
 
@@ -137,7 +138,7 @@ LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::str
   out.spec.agprs = ctx.regs.agprs;
   out.spec.sgprs = ctx.regs.sgprs;
   out.spec.lds_bytes = uint32_t(lds_bytes(s));
-  out.spec.workgroup_size = uint32_t(s.waves * 64);
+  out.spec.workgroup_size = uint32_t(s.waves * gfx950::kWaveSize);
   out.spec.workgroup_id_y = true;
   out.spec.workgroup_id_z = shape.batch > 1;
   out.spec.args = {{"a"}, {"b"}, {"c"}};

@@ -44,7 +44,7 @@ struct Check {
   void operand(Operand op) const {
     const GemmShape& sh = p.shape;
     const bool is_a = op == Operand::a;
-    const DataType type = is_a ? schedule.type_a : schedule.type_b;
+    const DataType type = operand_type(schedule, op);
     const std::span<const uint8_t> v = is_a ? p.a : p.b;
     const char* name = is_a ? "A" : "B";
     const int64_t rows = sh.stored_rows(p.layout, op), cols = sh.stored_cols(p.layout, op);
@@ -86,6 +86,10 @@ struct Check {
     if (!epi && (!p.c.empty() || !p.bias.empty()))
       throw Error(fmt::format("run_gemm: schedule {} has no fused epilogue: C and bias data need one (\"epilogue\" or "
                               "CompileOptions::epilogue)", schedule.name));
+    if (!epi && (p.alpha != 1.0f || p.beta != 0.0f))
+      throw Error(fmt::format("run_gemm: schedule {} has no fused epilogue: alpha {} and beta {} need one (\"epilogue\" "
+                              "or CompileOptions::epilogue; an empty Epilogue{{}} makes alpha an argument)",
+                              schedule.name, p.alpha, p.beta));
     if (!epi) return;
     const bool packed_c = sh.ldc == 0 && sh.ldc_in == 0 && (sh.batch == 1 || sh.stride_c == 0);
     if (epi->c && !packed_c) {
@@ -125,7 +129,7 @@ void check_problem(const Schedule& schedule, const GemmProblem& problem) {
 void check_kernel_reads(const Schedule& schedule, const GemmProblem& problem, Operand op) {
   const GemmShape& sh = problem.shape;
   const bool is_a = op == Operand::a;
-  const DataType type = is_a ? schedule.type_a : schedule.type_b;
+  const DataType type = operand_type(schedule, op);
   const int64_t count = (sh.batch - 1) * sh.stride(problem.layout, op) +
                         sh.read_elements(problem.layout, op, element_bits(type));
   Check{schedule, problem}.at_least(is_a ? problem.a : problem.b, type, count, is_a ? "A" : "B");

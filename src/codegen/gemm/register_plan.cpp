@@ -151,11 +151,12 @@ RegisterPlan RegisterPlan::make(const Schedule& s, const GemmGeometry& g, bool b
   if (p.agprs > kMaxAgprs)
     throw Error(fmt::format("schedule {}: the wave tile {}x{} needs {} accumulator registers, gfx950 has {} AGPRs",
                             s.name, g.wave_m, g.wave_n, p.agprs, kMaxAgprs));
-  if (round_up(p.vgprs, 4) + p.agprs > kMaxUnified)
+  if (round_up(p.vgprs, gfx950::kAccumOffsetGranule) + p.agprs > kMaxUnified)
     throw Error(fmt::format("schedule {}: {} VGPRs + {} AGPRs exceed the {} registers per lane", s.name, p.vgprs,
                             p.agprs, kMaxUnified));
-  // A workgroup's waves share the 4 SIMDs' register files: all must fit at once.
-  const int waves_per_simd = (s.waves + 3) / 4, per_wave = round_up(round_up(p.vgprs, 4) + p.agprs, 8);
+  // A workgroup's waves share the SIMDs' register files: all must fit at once.
+  const int waves_per_simd = (s.waves + gfx950::kSimdsPerCu - 1) / gfx950::kSimdsPerCu;
+  const int per_wave = round_up(round_up(p.vgprs, gfx950::kAccumOffsetGranule) + p.agprs, gfx950::kRegisterGranule);
   if (waves_per_simd * per_wave > kMaxUnified)
     throw Error(fmt::format("schedule {}: {} waves put {} on each SIMD, and {} registers per wave ({} VGPRs + {} "
                             "AGPRs) for each exceed the SIMD's {} per lane: the workgroup could never launch",

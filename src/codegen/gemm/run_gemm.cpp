@@ -27,7 +27,7 @@ size_t packed_bytes(DataType type, int64_t count) { return size_t((count * eleme
 GemmRun run_gemm(Device& device, const GemmKernel& kernel, const GemmProblem& problem, const LaunchOptions& launch) {
   const Schedule& schedule = kernel.schedule;
   const StagedProblem staged = stage(schedule, problem);
-  const GemmProblem& p = staged.problem;
+  const GemmProblem& p = staged.problem();
   const GemmShape& shape = p.shape;
   if (!same_arguments(shape, p.layout, kernel.shape, schedule.layout))
     throw Error(fmt::format("run_gemm: kernel {} was compiled for {} (layout {}); the problem is {} (layout {}) as the "
@@ -80,9 +80,9 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, const GemmProblem& pr
   // Staged first: buffers that do not fit the problem are refused before any compile.
   const StagedProblem staged = stage(with_epilogue, problem);
   CompileOptions options = compile_options;
-  options.layout = staged.problem.layout;
-  const GemmKernel kernel = compile(schedule, staged.problem.shape, options);
-  return run_gemm(device, kernel, staged.problem, launch);
+  options.layout = staged.problem().layout;
+  const GemmKernel kernel = compile(schedule, staged.problem().shape, options);
+  return run_gemm(device, kernel, staged.problem(), launch);
 }
 
 }  // namespace cdna4

@@ -80,8 +80,6 @@ void pad_scales(const GemmProblem& p, int64_t kp, StagedProblem& staged) {
                   size_t(blocks));
     std::memcpy(&staged.scale_b[size_t(z * padded_blocks * n)], &p.scale_b[size_t(z * blocks * n)], size_t(blocks * n));
   }
-  staged.problem.scale_a = staged.scale_a;
-  staged.problem.scale_b = staged.scale_b;
 }
 
 }  // namespace
@@ -89,7 +87,7 @@ void pad_scales(const GemmProblem& p, int64_t kp, StagedProblem& staged) {
 StagedProblem stage(const Schedule& schedule, const GemmProblem& problem) {
   detail::check_problem(schedule, problem);
   StagedProblem staged;
-  GemmProblem& to = staged.problem;
+  GemmProblem& to = staged.problem_;
   to = problem;
   to.shape.out = output_type(schedule, problem.shape.out);
   const GemmShape& sh = problem.shape;
@@ -103,7 +101,7 @@ StagedProblem stage(const Schedule& schedule, const GemmProblem& problem) {
   bool k_major_as_kernel[2] = {false, false};
   for (Operand op : {Operand::a, Operand::b}) {
     const bool is_a = op == Operand::a;
-    const int bits = element_bits(is_a ? schedule.type_a : schedule.type_b);
+    const int bits = element_bits(operand_type(schedule, op));
     const int64_t mn = is_a ? sh.m : sh.n;
     const Storage from{k_major(problem.layout, op), sh.ld(problem.layout, op), sh.stride(problem.layout, op)};
     Storage kernel = from;
@@ -127,7 +125,11 @@ StagedProblem stage(const Schedule& schedule, const GemmProblem& problem) {
     (is_a ? to.shape.stride_a : to.shape.stride_b) = 0;  // packed
   }
   to.layout = layout_of(k_major_as_kernel[0], k_major_as_kernel[1]);
-  if (schedule.scaled && kp != sh.k) pad_scales(problem, kp, staged);
+  if (schedule.scaled && kp != sh.k) {
+    pad_scales(problem, kp, staged);
+    to.scale_a = staged.scale_a;
+    to.scale_b = staged.scale_b;
+  }
   return staged;
 }
 

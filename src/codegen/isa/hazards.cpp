@@ -97,6 +97,9 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     h.transcendental = gfx950::is_transcendental(i.mnemonic);
   }
   h.passes = h.cls == HazardClass::mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
+  if (h.cls == HazardClass::mfma && !h.passes)
+    throw std::invalid_argument(std::string(i.mnemonic) +
+                                " is not in gfx950's MFMA table (common/mfma_table.hpp): its wait states are unknown");
   for (const Arg& a : i.defs) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
@@ -120,10 +123,6 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     f.produced_mask |= mask_of(f.src_c);
   }
   return f;
-}
-
-HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer) {
-  return need_between(HazardFacts::of(producer), HazardFacts::of(consumer));
 }
 
 namespace {
@@ -176,7 +175,7 @@ struct History {
   }
 };
 
-bool is_branch(const Instruction& i) { return i.mnemonic.rfind("s_cbranch", 0) == 0 || i.mnemonic == "s_branch"; }
+bool is_branch(const Instruction& i) { return inst_class(i) == gfx950::InstClass::branch; }
 
 // One forward walk's results: the wait states each line needs before it, the
 // history at each branch (the tail its target sees next walk) and at each label.

@@ -42,12 +42,11 @@ struct HazardFacts {
   static HazardFacts of(const Instruction& i);
 };
 
-// Wait states the pair needs (max over the rules of common/wait_state_rules.hpp) and the rule.
+// Wait states a pair needs (max over the rules of common/wait_state_rules.hpp) and the rule.
 struct HazardNeed {
   int wait_states = 0;
   const gfx950::WaitStateRule* rule = nullptr;
 };
-HazardNeed hazard_between(const Instruction& producer, const Instruction& consumer);
 
 // Returns `code` with the minimum s_nops inserted. Backward branches (a label
 // targeted by a later s_cbranch) are followed: the loop head sees the loop tail.

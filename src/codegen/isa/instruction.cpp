@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/mfma_table.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::codegen::isa {
 
@@ -113,7 +114,7 @@ int mfma_passes(const Instruction& i) {
 }
 
 int wait_states(const Instruction& i) {
-  if (i.mnemonic == "s_nop" && !i.uses.empty()) return int(std::get<Imm>(i.uses[0]).value) + 1;
+  if (i.mnemonic == "s_nop" && !i.uses.empty()) return gfx950::nop_wait_states(std::get<Imm>(i.uses[0]).value);
   return 1;
 }
 

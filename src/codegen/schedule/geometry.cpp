@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/limits.hpp"
+
 namespace cdna4 {
 
 int depth(const Schedule& s) {
@@ -130,7 +132,7 @@ int s2r_register_versions(const Schedule& s, int index) {
 }
 
 int accumulator_registers(const Schedule& s) {
-  return (s.tile_m / s.wave_grid_m) * (s.tile_n / s.wave_grid_n) / 64;
+  return (s.tile_m / s.wave_grid_m) * (s.tile_n / s.wave_grid_n) / gfx950::kWaveSize;
 }
 
 // Addresses, loop counters and M0 staging; a conservative allowance the code

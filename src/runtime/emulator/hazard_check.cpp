@@ -10,6 +10,7 @@
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/race_location.hpp"
 #include "runtime/emulator/workgroup.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::emu {
 
@@ -142,7 +143,7 @@ Need required(const Inst& p, const gfx950::HazardProfile& pt, const Inst& c, con
 }
 
 int wait_states_of(const Inst& in, std::string_view name) {
-  return starts_with(name, "S_NOP") ? int(in.offset & 0xf) + 1 : 1;
+  return starts_with(name, "S_NOP") ? gfx950::nop_wait_states(in.offset) : 1;
 }
 
 }  // namespace

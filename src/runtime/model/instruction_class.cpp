@@ -5,6 +5,7 @@
 
 #include "common/instruction_class.hpp"
 #include "runtime/emulator/handler_registry.hpp"
+#include "common/limits.hpp"
 
 namespace cdna4::model {
 namespace {
@@ -75,7 +76,7 @@ std::vector<InstTiming> classify(const emu::Program& program) {
         t.vmcnt = (imm & 0xf) | (((imm >> 14) & 3) << 4);
         t.lgkmcnt = (imm >> 8) & 0xf;
         break;
-      case Kind::nop: t.nop_slots = starts_with(program.names[i], "S_SLEEP") ? 64 * (imm & 0x7f) / 4 : (imm & 0xf) + 1; break;
+      case Kind::nop: t.nop_slots = starts_with(program.names[i], "S_SLEEP") ? 64 * (imm & 0x7f) / 4 : gfx950::nop_wait_states(imm); break;
       case Kind::setprio: t.priority = imm & 3; break;
       case Kind::mfma:
         t.mfma_passes = program.hazard[i].passes ? program.hazard[i].passes : 4;
