@@ -2,6 +2,7 @@
 // One MFMA (or SMFMAC) in a kernel of its own: A, B, C (and a sparse kind's
 // index VGPR) loaded per lane and register from host arrays (element r*64 + l is
 // register r of lane l), D stored back the same way.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,16 @@ inline std::vector<uint32_t> run_one_mfma(const OneMfma& s, std::vector<uint32_t
   const emu::RunStats run_stats = run(k, args.dispatch(), options);
   if (stats) *stats = run_stats;
   return d;
+}
+
+// The race and hazard reports of `instruction`, `nops` wait states of s_nop, then `reader`.
+inline std::string reports_after(const std::string& instruction, int nops, const std::string& reader,
+                                 const KernelShape& shape = {}) {
+  std::string body = "  " + instruction + "\n";
+  for (int left = nops; left > 0; left -= 8) body += fmt::format("  s_nop {}\n", std::min(left, 8) - 1);
+  const TestKernel k = TestKernel::build(body + "  " + reader + "\n  s_endpgm\n", shape);
+  Args args;
+  return race_text(run(k, args.dispatch(), instant()));
 }
 
 }  // namespace cdna4::emutest

@@ -194,12 +194,9 @@ TEST_CASE("SMFMAC: reading D early is a hazard with 4 / 8 passes", "[emulator][m
                         Kind{"v_smfmac_f32_32x32x32_bf16", 32, 32, T::bf16, T::bf16}}) {
     const int last = out_regs(s) - 1, needed = s.mn == 16 ? 8 : 12;
     auto hazards = [&](int nops) {
-      std::string body = fmt::format("  {} v[24:{}], v[8:{}], v[12:{}], v20\n", s.mnemonic, 24 + last,
-                                     7 + a_regs(s), 11 + b_regs(s));
-      for (int left = nops; left > 0; left -= 8) body += fmt::format("  s_nop {}\n", std::min(left, 8) - 1);
-      const TestKernel k = TestKernel::build(body + fmt::format("  v_mov_b32 v1, v{}\n  s_endpgm\n", 24 + last));
-      Args args;
-      return race_text(run(k, args.dispatch(), instant()));
+      return reports_after(fmt::format("{} v[24:{}], v[8:{}], v[12:{}], v20", s.mnemonic, 24 + last, 7 + a_regs(s),
+                                       11 + b_regs(s)),
+                           nops, fmt::format("v_mov_b32 v1, v{}", 24 + last));
     };
     INFO(s.mnemonic);
     CHECK(hazards(needed - 1).find(fmt::format("needs {} wait states", needed)) != std::string::npos);
