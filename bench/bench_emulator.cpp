@@ -23,6 +23,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A square n x n x n problem on packed A and B (layout nn), C in fp32.
+cdna4::GemmProblem square_problem(int64_t n, std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  cdna4::GemmProblem p;
+  p.shape.m = p.shape.n = p.shape.k = n;
+  p.shape.out = cdna4::OutType::f32;
+  p.a = a;
+  p.b = b;
+  return p;
+}
+
+std::span<const uint8_t> bytes_of(const std::vector<uint16_t>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 2};
+}
+
 // Each wave: `iterations` x (16 MFMAs into 16 accumulator tiles, plus loop overhead).
 std::string mfma_loop_kernel(const char* mnemonic, int acc_regs, int tiles) {
   std::string body = R"(
@@ -139,7 +153,7 @@ std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
 struct GemmSample {
   double macs_per_second;  // emulated MFMA MACs / kernel seconds
   double kernel_seconds;
-  double wall_seconds;     // whole run_gemm call: transpose, upload, launch, download
+  double wall_seconds;     // whole run_gemm call: staging, upload, launch, download
   bool exact;
 };
 
@@ -153,7 +167,7 @@ GemmSample emulate_gemm(const cdna4::Schedule& schedule, int n, const std::vecto
   GemmSample best{0, 1e30, 1e30, true};
   for (int rep = 0; rep < 2; ++rep) {
     auto t0 = Clock::now();
-    cdna4::GemmRun run = cdna4::run_gemm(device, schedule, n, n, n, a, b, cdna4::OutType::f32);
+    cdna4::GemmRun run = cdna4::run_gemm(device, schedule, square_problem(n, bytes_of(a), bytes_of(b)));
     double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     best.exact = best.exact && std::memcmp(run.c.data(), want.data(), want.size() * 4) == 0;
     if (run.launch.seconds < best.kernel_seconds) {
@@ -181,7 +195,7 @@ void gemm_workload(unsigned hw) {
     config.instant_completion = true;
     cdna4::Device device = cdna4::Device::emulator(config);
     auto t0 = Clock::now();
-    cdna4::run_gemm(device, schedule, n, n, n, a16, b16, cdna4::OutType::f32);
+    cdna4::run_gemm(device, schedule, square_problem(n, bytes_of(a16), bytes_of(b16)));
     fmt::print("first run incl. compile (instant, all threads): {:.3f} s wall\n",
                std::chrono::duration<double>(Clock::now() - t0).count());
   }
@@ -219,7 +233,7 @@ void low_precision_workload(unsigned hw) {
       double best = 1e30, macs = 0;
       bool exact = true;
       for (int rep = 0; rep < 2; ++rep) {
-        const cdna4::GemmRun run = cdna4::run_gemm_packed(device, s, n, n, n, a, b, cdna4::OutType::f32);
+        const cdna4::GemmRun run = cdna4::run_gemm(device, s, square_problem(n, a, b));
         exact = exact && run.c == want;
         if (run.launch.seconds < best) best = run.launch.seconds, macs = double(run.launch.mfma_macs);
       }

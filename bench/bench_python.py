@@ -3,7 +3,7 @@
 
 cdna4jit.gemm() on 512x512x512 bf16 (float32 ones rounded on the way in,
 layout nn, the emulator with instant completion) against bench_run_gemm
---python-reference, which times run_gemm_packed on the same GEMM in C++.
+--python-reference, which times run_gemm on the same GEMM in C++.
 Prints both medians and their ratio.
 
     PYTHONPATH=build/python bench/bench_python.py build/bench_run_gemm
@@ -37,7 +37,7 @@ def main():
     cpp_ms = float(out.split()[1])
     print("gemm() 512x512x512 bf16 (emulator, instant completion), median of 9 calls")
     print(f"python cdna4jit.gemm   {python_ms:8.3f} ms")
-    print(f"C++ run_gemm_packed    {cpp_ms:8.3f} ms")
+    print(f"C++ run_gemm           {cpp_ms:8.3f} ms")
     print(f"ratio                  {python_ms / cpp_ms:8.3f}  (Python - C++: {python_ms - cpp_ms:+.3f} ms; the Python side "
           "also rounds the float32 arrays into bf16 and builds the result array)")
 

@@ -23,6 +23,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The m x n x k problem on packed A and B stored as `layout` says, C in fp32.
+cdna4::GemmProblem problem(int64_t m, int64_t n, int64_t k, std::span<const uint8_t> a, std::span<const uint8_t> b,
+                           cdna4::Layout layout) {
+  cdna4::GemmProblem p;
+  p.shape.m = m;
+  p.shape.n = n;
+  p.shape.k = k;
+  p.shape.out = cdna4::OutType::f32;
+  p.layout = layout;
+  p.a = a;
+  p.b = b;
+  return p;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -50,12 +64,10 @@ int main(int argc, char** argv) {
   const auto a = bf16_ones(size_t(m * k)), b = bf16_ones(size_t(k * n));
   const int repeats = argc > 1 && !python_reference ? std::max(3, std::atoi(argv[1])) : 9;
   if (python_reference) {  // wall ms of one nn call, median of `repeats`
-    cdna4::CompileOptions options;
-    options.layout = cdna4::Layout::nn;
     std::vector<double> wall;
     for (int r = 0; r < repeats; ++r) {
       const auto t0 = Clock::now();
-      cdna4::run_gemm_packed(device, s, m, n, k, a, b, cdna4::OutType::f32, {}, options);
+      cdna4::run_gemm(device, s, problem(m, n, k, a, b, cdna4::Layout::nn));
       wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     fmt::print("run_gemm_ms {:.3f}\n", median(wall));
@@ -66,13 +78,11 @@ int main(int argc, char** argv) {
              repeats);
   fmt::print("{:<8} {:>10} {:>10} {:>14}\n", "layout", "wall ms", "kernel ms", "host ms");
   for (cdna4::Layout layout : {cdna4::Layout::nn, cdna4::Layout::nt, cdna4::Layout::tn, cdna4::Layout::tt}) {
-    cdna4::CompileOptions options;
-    options.layout = layout;
-    cdna4::run_gemm_packed(device, s, m, n, k, a, b, cdna4::OutType::f32, {}, options);  // compile once
+    cdna4::run_gemm(device, s, problem(m, n, k, a, b, layout));  // compile once
     std::vector<double> wall, kernel, host;
     for (int r = 0; r < repeats; ++r) {
       const auto t0 = Clock::now();
-      const cdna4::GemmRun run = cdna4::run_gemm_packed(device, s, m, n, k, a, b, cdna4::OutType::f32, {}, options);
+      const cdna4::GemmRun run = cdna4::run_gemm(device, s, problem(m, n, k, a, b, layout));
       const double w = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       wall.push_back(w);
       kernel.push_back(run.launch.seconds * 1e3);

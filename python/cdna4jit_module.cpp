@@ -41,8 +41,10 @@ Schedule load_any(const py::object& source) {
   return load_schedule(text);
 }
 
-// 'float32' / 'bfloat16' / 'float16' (the output types' NumPy names), or a NumPy dtype.
-OutType out_type_named(const py::object& out_dtype) {
+// 'float32' / 'bfloat16' / 'float16' (the output types' NumPy names), or a NumPy
+// dtype; None: the schedule's types.c.
+std::optional<OutType> out_type_named(const py::object& out_dtype) {
+  if (out_dtype.is_none()) return std::nullopt;
   const std::string name = py::isinstance<py::str>(out_dtype)
                                ? out_dtype.cast<std::string>()
                                : std::string(py::str(py::dtype::from_args(out_dtype).attr("name")));
@@ -140,8 +142,6 @@ void verify_or_raise(const Schedule& s) {
 
 struct PyKernel {
   GemmKernel kernel;
-  Schedule schedule;
-  Layout layout;
 };
 
 struct PyDevice {
@@ -197,17 +197,23 @@ bool stored_transposed(const py::array& a, const char* name) {
 py::array gemm(const py::array& a, const py::array& b, const py::object& schedule, const py::object& device,
                const py::object& out_dtype) {
   const Schedule s = load_any(schedule);
-  const OutType out = out_type_named(out_dtype);
   const bool a_t = stored_transposed(a, "a"), b_t = stored_transposed(b, "b");
   const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
   if (b.shape(0) != k) throw Error(fmt::format("a is {} x {} but b is {} x {}: K differs", m, k, b.shape(0), n));
   // A C-order (M, K) is A "n"; a Fortran-order one is K x M row-major, "t".
   // B C-order (K, N) is B "n"; Fortran-order is N x K row-major, "t".
-  CompileOptions options;
-  options.layout = a_t ? (b_t ? Layout::tt : Layout::tn) : (b_t ? Layout::nt : Layout::nn);
+  GemmProblem problem;
+  problem.shape.m = m;
+  problem.shape.n = n;
+  problem.shape.k = k;
+  problem.shape.out = out_type_named(out_dtype);
+  problem.layout = a_t ? (b_t ? Layout::tt : Layout::tn) : (b_t ? Layout::nt : Layout::nn);
   const auto to_memory_order = [](const py::array& x, bool t) { return t ? py::array(x.attr("T")) : x; };
   const std::vector<uint8_t> ab = operand_bytes(to_memory_order(a, a_t), s.type_a, "a");
   const std::vector<uint8_t> bb = operand_bytes(to_memory_order(b, b_t), s.type_b, "b");
+  problem.a = ab;
+  problem.b = bb;
+  const OutType out = output_type(s, problem.shape.out);
   PyDevice* dev = py::isinstance<PyDevice>(device) ? device.cast<PyDevice*>() : nullptr;
   std::optional<Device> own;
   if (!dev) own = Device::open(device.cast<std::string>());
@@ -215,7 +221,7 @@ py::array gemm(const py::array& a, const py::array& b, const py::object& schedul
   GemmRun run;
   {
     py::gil_scoped_release release;
-    run = run_gemm_packed(dev ? dev->device : *own, s, m, n, k, ab, bb, out, {}, options);
+    run = run_gemm(dev ? dev->device : *own, s, problem);
   }
   py::array result(numpy_dtype(out), std::vector<py::ssize_t>{m, n});
   std::memcpy(result.mutable_data(), run.c.data(), run.c.size());
@@ -266,13 +272,14 @@ PYBIND11_MODULE(cdna4jit, mod) {
       .def_property_readonly("shape", [](const PyKernel& k) {
         return py::make_tuple(k.kernel.shape.m, k.kernel.shape.n, k.kernel.shape.k);
       })
-      .def_property_readonly("layout", [](const PyKernel& k) { return std::string(to_string(k.layout)); });
+      .def_property_readonly("layout", [](const PyKernel& k) { return std::string(to_string(k.kernel.schedule.layout)); });
 
   mod.def(
       "compile",
       [](const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
          std::optional<std::string> layout, bool verify) {
-        PyKernel out{GemmKernel{}, load_any(schedule), Layout::nn};
+        const Schedule s = load_any(schedule);
+        PyKernel out;
         GemmShape shape;
         shape.m = m;
         shape.n = n;
@@ -282,15 +289,15 @@ PYBIND11_MODULE(cdna4jit, mod) {
         options.keep_assembly = true;
         options.verify = verify;
         if (layout) options.layout = parse<Layout>(*layout);
-        out.layout = options.layout.value_or(out.schedule.layout);
-        if (verify) verify_or_raise(out.schedule);
+        if (verify) verify_or_raise(s);
         py::gil_scoped_release release;
-        out.kernel = cdna4::compile(out.schedule, shape, options);
+        out.kernel = cdna4::compile(s, shape, options);
         return out;
       },
-      py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(), py::arg("out_dtype") = "float32",
+      py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(), py::arg("out_dtype") = py::none(),
       py::arg("layout") = py::none(), py::arg("verify") = true,
-      "Compiles the schedule for an M x N x K GEMM. layout: 'nn', 'nt', 'tn' or 'tt' (default: the schedule's). "
+      "Compiles the schedule for an M x N x K GEMM. out_dtype: 'float32', 'bfloat16' or 'float16' (default: the "
+      "schedule's types.c). layout: 'nn', 'nt', 'tn' or 'tt' (default: the schedule's). "
       "Raises ScheduleError (with .findings) when the verifier rejects the schedule.");
 
   py::class_<PyDevice>(mod, "Device", "Where kernels run: 'emulator' (any machine), 'model' or 'hsa' (a gfx950).")
@@ -313,13 +320,16 @@ PYBIND11_MODULE(cdna4jit, mod) {
           [](PyDevice& d, const PyKernel& k, const py::array& a, const py::array& b) {
             const std::vector<uint8_t> ab = bytes_of(a), bb = bytes_of(b);
             const GemmShape& sh = k.kernel.shape;
-            const OutType out = sh.out;
+            const OutType out = *sh.out;
+            GemmProblem problem;
+            problem.shape = sh;
+            problem.layout = k.kernel.schedule.layout;
+            problem.a = ab;
+            problem.b = bb;
             GemmRun run;
-            CompileOptions options;
-            options.layout = k.layout;
             {
               py::gil_scoped_release release;
-              run = run_gemm_shaped(d.device, k.schedule, sh, ab, bb, {}, options);
+              run = run_gemm(d.device, k.kernel, problem);
             }
             py::array c(numpy_dtype(out), std::vector<py::ssize_t>{sh.m, sh.n});
             const size_t elem = size_t(element_bytes(out)), row = size_t(sh.n) * elem;
@@ -333,11 +343,11 @@ PYBIND11_MODULE(cdna4jit, mod) {
           "Returns (C as an M x N array, launch stats).");
 
   mod.def("gemm", &gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("schedule"),
-          py::arg("device") = "emulator", py::arg("out_dtype") = "float32",
+          py::arg("device") = "emulator", py::arg("out_dtype") = py::none(),
           "C = A @ B with A (M, K) and B (K, N) NumPy arrays. C order or Fortran order each (Fortran order is read as "
           "the transposed layout, no copy of the layout); bf16 as uint16 bit patterns, f16 as float16, 8-bit types as "
           "uint8 codes, or float32 values rounded to nearest even into the schedule's types. out_dtype 'float32', "
-          "'bfloat16' (uint16 bit patterns) or 'float16'.");
+          "'bfloat16' (uint16 bit patterns) or 'float16'; default: the schedule's types.c.");
 
   mod.def(
       "model",
@@ -367,7 +377,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
           std::vector<Arg> args = {
               zeros(shape.read_elements(l, Operand::a, element_bits(s.type_a)) * element_bits(s.type_a) / 8),
               zeros(shape.read_elements(l, Operand::b, element_bits(s.type_b)) * element_bits(s.type_b) / 8),
-              zeros(m * n * element_bytes(shape.out))};
+              zeros(m * n * element_bytes(output_type(s, shape.out)))};
           if (s.scaled) {  // E8M0 scales: a byte per 32 elements of K, per row of A and column of B
             args.push_back(zeros(m * k / 32));
             args.push_back(zeros(n * k / 32));
@@ -404,7 +414,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
       [](const py::array& a, const py::array& b, const std::string& type_a, const std::string& type_b,
          const py::object& out_dtype, const std::string& mfma_policy) {
         const DataType ta = parse<DataType>(type_a), tb = parse<DataType>(type_b);
-        const OutType out = out_type_named(out_dtype);
+        const OutType out = out_type_named(out_dtype).value_or(OutType::f32);
         const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
         const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
         const auto c = reference_gemm(policy, ta, operand_bytes(a, ta, "a"), tb, operand_bytes(b, tb, "b"), m, n, k);

@@ -59,8 +59,8 @@ TEST_CASE("every shipped schedule gives the same bits in both completion modes",
     Device dev = Device::emulator();
     for (OutType out : {OutType::f32, OutType::bf16}) {
       INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, to_string(out)));
-      const GemmRun late = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(false), {}, sa, sb);
-      const GemmRun instant = run_gemm_packed(dev, s, m, n, k, a, b, out, mode(true), {}, sa, sb);
+      const GemmRun late = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(false));
+      const GemmRun instant = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(true));
       CHECK(late.launch.races.empty());
       CHECK(late.c == instant.c);
     }

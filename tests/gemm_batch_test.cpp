@@ -27,7 +27,7 @@ std::vector<T> slice(const std::vector<T>& v, size_t first, size_t count) {
 
 }  // namespace
 
-TEST_CASE("run_gemm_batched: every matrix of the batch is bit-exact", "[gemm][batch]") {
+TEST_CASE("run_gemm on a batch: every matrix of the batch is bit-exact", "[gemm][batch]") {
   Device device = Device::emulator();
   for (const char* file : {"baseline_256x256x64_w8.json", "baseline_fp8xfp4_256x256x128_w8.json",
                            "baseline_mxfp4_256x256x128_w8.json"}) {
@@ -37,7 +37,11 @@ TEST_CASE("run_gemm_batched: every matrix of the batch is bit-exact", "[gemm][ba
     const auto b = test::typed_matrix(s.type_b, size_t(batch * k * n), false, 6);
     const auto sa = s.scaled ? test::scale_bytes(size_t(batch * m * (k / 32)), false, 7) : std::vector<uint8_t>{};
     const auto sb = s.scaled ? test::scale_bytes(size_t(batch * (k / 32) * n), false, 8) : std::vector<uint8_t>{};
-    const GemmRun run = run_gemm_batched(device, s, batch, m, n, k, a, b, OutType::bf16, {}, {}, sa, sb);
+    GemmProblem problem = test::problem(m, n, k, a, b, OutType::bf16);
+    problem.shape.batch = batch;
+    problem.scale_a = sa;
+    problem.scale_b = sb;
+    const GemmRun run = run_gemm(device, s, problem);
     CHECK(run.launch.races.empty());
     REQUIRE(run.c.size() == size_t(batch * m * n * 2));
     const size_t a_bytes = packed_bytes(s.type_a, m * k), b_bytes = packed_bytes(s.type_b, k * n);
@@ -71,7 +75,7 @@ void check_writes_only_c(const GemmShape& shape, bool expect_row_stores) {
   const size_t a_elems = size_t(shape.stride_a * shape.batch), b_elems = size_t(shape.stride_b * shape.batch);
   const auto a = test::random_matrix(a_elems, 1), bt = test::random_matrix(b_elems, 2);
   constexpr uint8_t kGuard = 0xa5;
-  const size_t elem = size_t(element_bytes(shape.out)), guard = 64 * elem;  // bytes before and after
+  const size_t elem = size_t(element_bytes(*shape.out)), guard = 64 * elem;  // bytes before and after
   const size_t c_bytes = size_t(shape.stride_c * shape.batch) * elem + 2 * guard;
   const std::vector<uint8_t> c_init(c_bytes, kGuard);
 
@@ -94,7 +98,7 @@ void check_writes_only_c(const GemmShape& shape, bool expect_row_stores) {
     for (int64_t j = 0; j < shape.n; ++j)
       for (int64_t x = 0; x < shape.k; ++x) bz[size_t(x * shape.n + j)] = bt[size_t(z * shape.stride_b + j * shape.ldb + x)];
     const std::vector<uint8_t> ref = to_output_bits(reference_gemm(az, bz, shape.m, shape.n, shape.k),
-                                                    shape.out == OutType::f32 ? DataType::f32 : DataType::bf16);
+                                                    data_type(*shape.out));
     size_t wrong = 0;
     for (int64_t i = 0; i < shape.m; ++i)
       for (int64_t j = 0; j < shape.n; ++j) {
@@ -151,6 +155,9 @@ TEST_CASE("batch shapes the kernel cannot take are refused with the reason", "[g
   shape.stride_a = -8;
   CHECK_THAT(error_of([&] { compile(s, shape); }), Catch::Contains("strides must not be negative"));
   Device device = Device::emulator();
-  CHECK_THAT(error_of([&] { run_gemm_batched(device, s, 2, 16, 16, 16, std::vector<uint8_t>(16 * 16 * 2), std::vector<uint8_t>(2 * 16 * 16 * 2), OutType::f32); }),
+  const std::vector<uint8_t> one_a(16 * 16 * 2), two_b(2 * 16 * 16 * 2);
+  GemmProblem problem = test::problem(16, 16, 16, one_a, two_b, OutType::f32);
+  problem.shape.batch = 2;
+  CHECK_THAT(error_of([&] { run_gemm(device, s, problem); }),
              Catch::Contains("A has 256 elements (512 bytes of bf16), M*K*batch = 512"));
 }

@@ -51,8 +51,8 @@ void check_gemm(const Schedule& s, Case c, OutType out, bool integer_data, uint6
   EmulatorConfig config;
   config.seed = seed;
   Device device = Device::emulator(config);
-  const GemmRun run = run_gemm_packed(device, s, c.m, c.n, c.k, a, b, out, {}, {}, sa, sb);
-  const DataType out_type = out == OutType::f32 ? DataType::f32 : out == OutType::bf16 ? DataType::bf16 : DataType::f16;
+  const GemmRun run = run_gemm(device, s, test::scaled(test::problem(c.m, c.n, c.k, a, b, out), sa, sb));
+  const DataType out_type = data_type(out);
   const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, c.m, c.n, c.k, sa, sb), out_type);
   INFO(fmt::format("{} {} {}x{}x{} {} {} data, seed {}", s.name, c.what, c.m, c.n, c.k, to_string(out),
                    integer_data ? "integer" : "random", seed));

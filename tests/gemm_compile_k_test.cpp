@@ -66,7 +66,7 @@ TEST_CASE("kernels past the stand-in K are bit-exact for every residue of the lo
       EmulatorConfig config;
       config.instant_completion = true;
       Device device = Device::emulator(config);
-      const GemmRun run = run_gemm(device, s, m, n, k, a, b, OutType::f32);
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
       CHECK(run.launch.races.empty());
       CHECK(run.c == to_output_bits(reference_gemm(a, b, m, n, k), false));
     }

@@ -85,17 +85,19 @@ TEST_CASE("fused epilogues are bit-exact against the stated reference", "[gemm][
     e.bias = cs.bias;
     e.bias_type = cs.bias_type;
     e.activation = cs.act;
-    EpilogueData data;
+    GemmProblem data = test::problem(m, n, k, a_bytes, b_bytes, cs.out);
     data.alpha = 0.75f;
     data.beta = -1.5f;
-    if (e.c) data.c = values_of(*e.c, size_t(m * n), 10 + index, 4.0f);
+    const auto c_in = e.c ? values_of(*e.c, size_t(m * n), 10 + index, 4.0f) : std::vector<uint8_t>{};
     const int64_t bias_len = e.bias == BiasDim::m ? m : e.bias == BiasDim::n ? n : 0;
-    data.bias = values_of(e.bias_type, size_t(bias_len), 20 + index, 2.0f);
+    const auto bias = values_of(e.bias_type, size_t(bias_len), 20 + index, 2.0f);
+    data.c = c_in;
+    data.bias = bias;
     CompileOptions options;
     options.epilogue = e;
     INFO(fmt::format("case {}: C {}, bias {} {}, {}, out {}", index, e.c ? to_string(*e.c) : "none", int(e.bias),
                      to_string(e.bias_type), to_string(e.activation), to_string(cs.out)));
-    const GemmRun run = run_gemm_batched(device, base, 1, m, n, k, a_bytes, b_bytes, cs.out, {}, options, {}, {}, data);
+    const GemmRun run = run_gemm(device, base, data, options);
     CHECK(run.launch.races.empty());
     const auto expected = to_output_bits(
         reference_epilogue(product, m, n, e, data.alpha, data.beta, data.c, data.bias), data_type(cs.out));
@@ -169,9 +171,9 @@ TEST_CASE("gelu and silu stay within a few ulps of double precision", "[gemm][ep
   for (Activation act : {Activation::gelu, Activation::silu}) {
     CompileOptions options;
     options.epilogue = Epilogue{std::nullopt, BiasDim::none, DataType::f32, act};
-    EpilogueData data;
+    GemmProblem data = test::problem(m, n, k, a_bytes, b_bytes, OutType::f32);
     data.alpha = 0.125f;  // |x| up to about 9
-    const GemmRun run = run_gemm_batched(device, s, 1, m, n, k, a_bytes, b_bytes, OutType::f32, {}, options, {}, {}, data);
+    const GemmRun run = run_gemm(device, s, data, options);
     double worst = 0;
     for (size_t i = 0; i < product.size(); ++i) {
       const double x = double(0.125f * product[i]);
@@ -227,16 +229,18 @@ TEST_CASE("epilogue data that does not fit the epilogue is refused", "[gemm][epi
   const Schedule s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
   Device device = Device::emulator();
   const std::vector<uint8_t> a(16 * 16 * 2), b(16 * 16 * 2);
-  EpilogueData data;
-  data.c.resize(10);
-  CHECK_THAT(error_of([&] { run_gemm_batched(device, s, 1, 16, 16, 16, a, b, OutType::f32, {}, {}, {}, {}, data); }),
+  GemmProblem data = test::problem(16, 16, 16, a, b, OutType::f32);
+  std::vector<uint8_t> c_in(10);
+  data.c = c_in;
+  CHECK_THAT(error_of([&] { run_gemm(device, s, data); }),
              Catch::Contains("has no fused epilogue: C and bias data need one"));
   CompileOptions options;
   options.epilogue = Epilogue{DataType::bf16, BiasDim::m, DataType::f32, Activation::none};
-  CHECK_THAT(error_of([&] { run_gemm_batched(device, s, 1, 16, 16, 16, a, b, OutType::f32, {}, options, {}, {}, data); }),
+  CHECK_THAT(error_of([&] { run_gemm(device, s, data, options); }),
              Catch::Contains("the epilogue's C holds 10 bytes; 512 expected (M x N bf16)"));
-  data.c.resize(512);
-  CHECK_THAT(error_of([&] { run_gemm_batched(device, s, 1, 16, 16, 16, a, b, OutType::f32, {}, options, {}, {}, data); }),
+  c_in.resize(512);
+  data.c = c_in;
+  CHECK_THAT(error_of([&] { run_gemm(device, s, data, options); }),
              Catch::Contains("the bias holds 0 bytes; 64 expected (16 f32 elements)"));
 }
 

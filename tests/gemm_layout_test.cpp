@@ -56,9 +56,9 @@ TEST_CASE("all four layouts are bit-exact in the kernel, for 16- and 8-bit opera
     const auto b = test::typed_matrix(s.type_b, size_t(k * n), false, 12);
     for (Layout layout : kLayouts) {
       INFO(fmt::format("{} ({} x {}), layout {}", s.name, to_string(s.type_a), to_string(s.type_b), to_string(layout)));
-      CompileOptions options;
-      options.layout = layout;
-      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32, {}, options);
+      GemmProblem problem = test::problem(m, n, k, a, b, OutType::f32);
+      problem.layout = layout;
+      const GemmRun run = run_gemm(device, s, problem);
       const GemmShape packed = test::shape(m, n, k);
       const auto a_mk = reference_operand(s.type_a, a, layout, Operand::a, m, k, packed.ld(layout, Operand::a));
       const auto b_kn = reference_operand(s.type_b, b, layout, Operand::b, n, k, packed.ld(layout, Operand::b));
@@ -103,7 +103,7 @@ TEST_CASE("a K-major operand is read with transposing LDS reads, two per 16-byte
   Device device = Device::emulator();
   const int64_t m = 64, n = 64, k = 64;
   const auto a = test::integer_matrix(size_t(m * k), 3), b = test::integer_matrix(size_t(k * n), 4);
-  const GemmRun run = run_gemm(device, bf16, m, n, k, a, b, OutType::f32);
+  const GemmRun run = run_gemm(device, bf16, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
   const auto expected = to_output_bits(reference_gemm(a, b, m, n, k), DataType::f32);
   CHECK(differing_elements(run.c, expected, 4) == 0);
 }
@@ -150,7 +150,7 @@ TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout
   }
 }
 
-TEST_CASE("run_gemm_shaped: K-major operands with leading dimensions and batch strides past the packed ones",
+TEST_CASE("run_gemm: K-major operands with leading dimensions and batch strides past the packed ones",
           "[gemm][layout][batch]") {
   const Schedule s = load_schedule(schedule_test::schedules_dir() + "baseline_256x256x64_w8.json");
   Device device = Device::emulator();
@@ -166,9 +166,15 @@ TEST_CASE("run_gemm_shaped: K-major operands with leading dimensions and batch s
     shape.stride_b = shape.stored_rows(layout, Operand::b) * shape.ldb + 16;
     const auto a = test::typed_matrix(DataType::bf16, size_t(shape.stride_a * 2), false, 21);
     const auto b = test::typed_matrix(DataType::bf16, size_t(shape.stride_b * 2), false, 22);
-    CompileOptions options;
-    options.layout = layout;
-    const GemmRun run = run_gemm_shaped(device, s, shape, a, b, {}, options);
+    GemmProblem problem;
+    problem.shape = shape;
+    problem.layout = layout;
+    problem.a = a;
+    problem.b = b;
+    const StagedProblem staged = stage(s, problem);  // the kernel reads the caller's buffers: no copy
+    CHECK((staged.a.empty() && staged.b.empty() && staged.problem.a.data() == a.data()));
+    const GemmRun run = run_gemm(device, s, problem);
+    CHECK(differing_elements(run.c, reference(s, problem), 2) == 0);
     CHECK(run.launch.races.empty());
     REQUIRE(run.c.size() == size_t(shape.c_stride() + shape.m * shape.n) * 2);
     for (int64_t z = 0; z < shape.batch; ++z) {
@@ -202,9 +208,12 @@ TEST_CASE("layouts the kernel cannot take are refused with the reason", "[gemm][
   shape.lda = 104;
   Device device = Device::emulator();
   // 64 rows of 104 elements, the last one read up to 104: 63 * 104 + 104 elements.
-  CHECK_THAT(error_of([&] {
-               run_gemm_shaped(device, bf16, shape, std::vector<uint8_t>(63 * 104 * 2 + 100 * 2),
-                               std::vector<uint8_t>(64 * 40 * 2), {}, tn);
-             }),
+  const std::vector<uint8_t> short_a(63 * 104 * 2 + 100 * 2), b(64 * 40 * 2);
+  GemmProblem problem;
+  problem.shape = shape;
+  problem.layout = Layout::tn;
+  problem.a = short_a;
+  problem.b = b;
+  CHECK_THAT(error_of([&] { run_gemm(device, bf16, problem); }),
              Catch::Contains("A holds 13304 bytes; the shape 100x40x64 f32 (layout tn) reads 6656 bf16 elements"));
 }

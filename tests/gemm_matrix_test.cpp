@@ -83,17 +83,20 @@ TEST_CASE("every shipped schedule in sampled layouts, odd shapes, epilogues and 
       const auto sa = s.scaled ? test::scale_bytes(size_t(c.m * (c.k / 32)), c.integers, 7) : std::vector<uint8_t>{};
       const auto sb = s.scaled ? test::scale_bytes(size_t((c.k / 32) * c.n), c.integers, 8) : std::vector<uint8_t>{};
       CompileOptions options;
-      options.layout = c.layout;
       options.epilogue = c.epilogue;
-      EpilogueData data;
+      GemmProblem data = test::scaled(test::problem(c.m, c.n, c.k, a, b, c.out), sa, sb);
+      data.layout = c.layout;
+      std::vector<uint8_t> c_in, bias;
       if (c.epilogue) {
         data.alpha = 0.75f;
         data.beta = c.epilogue->c ? -1.5f : 0.0f;
-        if (c.epilogue->c) data.c = epilogue_data(*c.epilogue->c, size_t(c.m * c.n), c.integers, 300);
+        if (c.epilogue->c) c_in = epilogue_data(*c.epilogue->c, size_t(c.m * c.n), c.integers, 300);
         const int64_t bias_len = c.epilogue->bias == BiasDim::m ? c.m : c.epilogue->bias == BiasDim::n ? c.n : 0;
-        if (bias_len) data.bias = epilogue_data(c.epilogue->bias_type, size_t(bias_len), c.integers, 400);
+        if (bias_len) bias = epilogue_data(c.epilogue->bias_type, size_t(bias_len), c.integers, 400);
       }
-      const GemmRun run = run_gemm_batched(device, s, 1, c.m, c.n, c.k, a, b, c.out, {}, options, sa, sb, data);
+      data.c = c_in;
+      data.bias = bias;
+      const GemmRun run = run_gemm(device, s, data, options);
       const GemmShape packed = test::shape(c.m, c.n, c.k);
       const auto a_mk = reference_operand(s.type_a, a, c.layout, Operand::a, c.m, c.k, packed.ld(c.layout, Operand::a));
       const auto b_kn = reference_operand(s.type_b, b, c.layout, Operand::b, c.n, c.k, packed.ld(c.layout, Operand::b));

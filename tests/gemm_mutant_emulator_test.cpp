@@ -49,7 +49,7 @@ Outcome run_on_emulator(const Schedule& s, bool verified, uint64_t seed, std::st
   options.verify = verified;
   options.use_cache = false;
   try {
-    const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32, launch, options, sa, sb);
+    const GemmRun run = run_gemm(device, s, test::scaled(test::problem(m, n, k, a, b, OutType::f32), sa, sb), options, launch);
     if (!run.launch.races.empty()) {
       detail = describe(run.launch.races.front());
       return Outcome::race;

@@ -8,6 +8,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "common/checked.hpp"
+#include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
 #include "support/errors.hpp"
 #include "support/process.hpp"
@@ -60,10 +61,11 @@ TEST_CASE("run_gemm refuses a shape whose element count wraps, before touching m
   Device device = Device::open("emulator");
   const std::vector<uint16_t> a(8), b(8);
   // (2^61 + 1) * 8 wraps to 8 in 64 bits: A would look the right size.
-  CHECK(contains(error_of([&] { run_gemm(device, baseline(), (int64_t(1) << 61) + 1, 1, 8, a, b, OutType::f32); }),
-                 "does not fit"));
-  CHECK(contains(error_of([&] { run_gemm(device, baseline(), int64_t(1) << 40, 1, 8, std::vector<uint16_t>(8), b,
-                                         OutType::f32); }),
+  const auto problem = [&](int64_t m, const std::vector<uint16_t>& a_data) {
+    return test::problem(m, 1, 8, test::bytes_of(a_data), test::bytes_of(b), OutType::f32);
+  };
+  CHECK(contains(error_of([&] { run_gemm(device, baseline(), problem((int64_t(1) << 61) + 1, a)); }), "does not fit"));
+  CHECK(contains(error_of([&] { run_gemm(device, baseline(), problem(int64_t(1) << 40, std::vector<uint16_t>(8))); }),
                  "A has 8 elements"));
 }
 

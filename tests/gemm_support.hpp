@@ -1,7 +1,9 @@
 #pragma once
 // GEMM test data: bf16 matrices of small integers or normally distributed values.
 #include <cstdint>
+#include <optional>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "cdna4/gemm.hpp"
@@ -25,6 +27,29 @@ inline GemmShape shape(int64_t m, int64_t n, int64_t k) {
   s.n = n;
   s.k = k;
   return s;
+}
+
+// bf16 elements as the bytes a GemmProblem points at.
+inline std::span<const uint8_t> bytes_of(const std::vector<uint16_t>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(uint16_t)};
+}
+
+// A batch-1 problem on packed A (M x K) and B (K x N), layout nn unless given.
+inline GemmProblem problem(int64_t m, int64_t n, int64_t k, std::span<const uint8_t> a, std::span<const uint8_t> b,
+                           std::optional<OutType> out = {}) {
+  GemmProblem p;
+  p.shape = shape(m, n, k);
+  p.shape.out = out;
+  p.a = a;
+  p.b = b;
+  return p;
+}
+
+// The problem with MX scales.
+inline GemmProblem scaled(GemmProblem p, std::span<const uint8_t> scale_a, std::span<const uint8_t> scale_b) {
+  p.scale_a = scale_a;
+  p.scale_b = scale_b;
+  return p;
 }
 
 inline std::vector<uint16_t> random_matrix(size_t count, uint32_t seed) {

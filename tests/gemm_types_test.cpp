@@ -45,7 +45,7 @@ TEST_CASE("f8f6f4 operand pairs, of equal and of different widths, are bit-exact
       const auto a = test::typed_matrix(s.type_a, size_t(m * k), integers, 7);
       const auto b = test::typed_matrix(s.type_b, size_t(k * n), integers, 8);
       Device device = Device::emulator();
-      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32);
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, a, b, OutType::f32));
       const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::f32);
       CHECK(run.launch.races.empty());
       CHECK(differing_elements(run.c, expected, 4) == 0);
@@ -100,11 +100,12 @@ TEST_CASE("K and leading dimensions off the granule are refused, per operand wid
   // run_gemm pads K to the granule instead, with exact zeros.
   Device device = Device::emulator();
   const auto a = test::typed_matrix(DataType::fp8, 40 * 5, true, 1), b = test::typed_matrix(DataType::fp8, 5 * 24, true, 2);
-  const GemmRun run = run_gemm_packed(device, fp8, 40, 24, 5, a, b, OutType::bf16);
+  const GemmRun run = run_gemm(device, fp8, test::problem(40, 24, 5, a, b, OutType::bf16));
   CHECK(differing_elements(run.c, to_output_bits(reference_gemm(DataType::fp8, a, DataType::fp8, b, 40, 24, 5), DataType::bf16), 2) == 0);
-  // The bf16 entry point names the packed one for other types.
-  CHECK_THAT(error_of([&] { run_gemm(device, fp8, 16, 16, 16, std::vector<uint16_t>(256), std::vector<uint16_t>(256), OutType::f32); }),
-             Catch::Contains("takes fp8 x fp8 operands; pass them packed to run_gemm_packed"));
+  // bf16-sized buffers for an fp8 schedule are refused, naming the type.
+  const std::vector<uint16_t> bf16_a(256), bf16_b(256);
+  CHECK_THAT(error_of([&] { run_gemm(device, fp8, test::problem(16, 16, 16, test::bytes_of(bf16_a), test::bytes_of(bf16_b), OutType::f32)); }),
+             Catch::Contains("A has 512 elements (512 bytes of fp8), M*K = 256"));
 }
 
 TEST_CASE("a workgroup whose waves cannot all hold their registers at once is refused", "[gemm][types]") {
@@ -138,10 +139,10 @@ TEST_CASE("MX scales: the scale block goes with a scaled MFMA, K with whole scal
   const Schedule s = parse_schedule(mx.dump());
   Device device = Device::emulator();
   const auto a = test::typed_matrix(DataType::fp4, 64 * 48, true, 1), b = test::typed_matrix(DataType::fp4, 48 * 64, true, 2);
-  CHECK_THAT(error_of([&] { run_gemm_packed(device, s, 64, 64, 48, a, b, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),
+  CHECK_THAT(error_of([&] { run_gemm(device, s, test::scaled(test::problem(64, 64, 48, a, b, OutType::f32), std::vector<uint8_t>(128), std::vector<uint8_t>(128))); }),
              Catch::Contains("K = 48 is not a multiple of 32, the block of one MX scale"));
   const auto a64 = test::typed_matrix(DataType::fp4, 64 * 64, true, 1), b64 = test::typed_matrix(DataType::fp4, 64 * 64, true, 2);
-  CHECK_THAT(error_of([&] { run_gemm_packed(device, s, 64, 64, 64, a64, b64, OutType::f32); }),
+  CHECK_THAT(error_of([&] { run_gemm(device, s, test::problem(64, 64, 64, a64, b64, OutType::f32)); }),
              Catch::Contains("scales hold 0 and 0 bytes; M x K/32 = 128 and K/32 x N = 128 expected"));
   auto mxfp8 = mx;  // fp8's 16-byte granule is 16 elements: K = 48 passes it, not the scale block
   mxfp8["types"]["a"] = mxfp8["types"]["b"] = "fp8";
@@ -159,19 +160,19 @@ TEST_CASE("MX scales: the scale block goes with a scaled MFMA, K with whole scal
   const auto a8 = test::typed_matrix(DataType::fp8, size_t(m * k), false, 3);
   const auto b8 = test::typed_matrix(DataType::bf8, size_t(k * n), false, 4);
   const auto sa = test::scale_bytes(size_t(m * (k / 32)), false, 5), sb = test::scale_bytes(size_t((k / 32) * n), false, 6);
-  const GemmRun run8 = run_gemm_packed(device, mx8, m, n, k, a8, b8, OutType::f32, {}, {}, sa, sb);
+  const GemmRun run8 = run_gemm(device, mx8, test::scaled(test::problem(m, n, k, a8, b8, OutType::f32), sa, sb));
   CHECK(run8.launch.races.empty());
   CHECK(differing_elements(run8.c, to_output_bits(reference_gemm(DataType::fp8, a8, DataType::bf8, b8, m, n, k, sa, sb), DataType::f32), 4) == 0);
   // MX with operands of different widths: fp8 x fp4.
   mxfp8["types"]["b"] = "fp4";
   const Schedule mx84 = parse_schedule(mxfp8.dump());
   const auto b4 = test::typed_matrix(DataType::fp4, size_t(k * n), false, 7);
-  const GemmRun run84 = run_gemm_packed(device, mx84, m, n, k, a8, b4, OutType::bf16, {}, {}, sa, sb);
+  const GemmRun run84 = run_gemm(device, mx84, test::scaled(test::problem(m, n, k, a8, b4, OutType::bf16), sa, sb));
   CHECK(run84.launch.races.empty());
   CHECK(differing_elements(run84.c, to_output_bits(reference_gemm(DataType::fp8, a8, DataType::fp4, b4, m, n, k, sa, sb), DataType::bf16), 2) == 0);
   const Schedule fp8 = parse_schedule(fp8_baseline("fp8", "fp8").dump());
   const auto a64_8 = test::typed_matrix(DataType::fp8, 64 * 64, true, 1);
-  CHECK_THAT(error_of([&] { run_gemm_packed(device, fp8, 64, 64, 64, a64_8, a64_8, OutType::f32, {}, {}, std::vector<uint8_t>(128), std::vector<uint8_t>(128)); }),
+  CHECK_THAT(error_of([&] { run_gemm(device, fp8, test::scaled(test::problem(64, 64, 64, a64_8, a64_8, OutType::f32), std::vector<uint8_t>(128), std::vector<uint8_t>(128))); }),
              Catch::Contains("takes no scales"));
 }
 
@@ -191,7 +192,7 @@ TEST_CASE("6-bit operands in row-major LDS: both MFMA shapes, parts that span kp
       const auto a = test::typed_matrix(s.type_a, size_t(m * k), integers, 17);
       const auto b = test::typed_matrix(s.type_b, size_t(k * n), integers, 18);
       Device device = Device::emulator();
-      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::bf16);
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, a, b, OutType::bf16));
       CHECK(run.launch.races.empty());
       CHECK(differing_elements(run.c, to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), DataType::bf16), 2) == 0);
     }

@@ -28,7 +28,7 @@ TEST_CASE("a workgroup order computes every tile once, bit-exact", "[gemm][workg
       const int64_t m = tiles_m * 128 - 5, n = tiles_n * 128 - 8, k = 64;
       INFO(fmt::format("xcds {} group_m {}, {} x {} tiles", order.xcds, order.group_m, tiles_n, tiles_m));
       const auto a = test::integer_matrix(size_t(m * k), 3), b = test::integer_matrix(size_t(k * n), 4);
-      const GemmRun run = run_gemm(device, s, m, n, k, a, b, OutType::f32);
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
       CHECK(differing_elements(run.c, to_output_bits(reference_gemm(a, b, m, n, k), DataType::f32), 4) == 0);
     }
 }

@@ -36,8 +36,8 @@ TEST_CASE("model device: results bit-identical to the emulator's, with a modeled
     const Schedule s = load_schedule(schedule_path(name));
     Device emulator = Device::open("emulator"), model = Device::open("model");
     CHECK(model.name() == "model");
-    const GemmRun expected = run_gemm(emulator, s, m, n, k, a, b, OutType::f32);
-    const GemmRun modeled = run_gemm(model, s, m, n, k, a, b, OutType::f32);
+    const GemmRun expected = run_gemm(emulator, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
+    const GemmRun modeled = run_gemm(model, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
     CHECK(modeled.c == expected.c);
     CHECK_FALSE(expected.launch.model.has_value());
     REQUIRE(modeled.launch.model.has_value());
@@ -64,8 +64,8 @@ TEST_CASE("model device: model_only runs just the timed workgroups and models th
   EmulatorConfig only;
   only.model_only = true;
   Device full = Device::open("model"), fast = Device::open("model", only);
-  const GemmRun everything = run_gemm(full, s, m, n, k, a, b, OutType::f32);
-  const GemmRun timed = run_gemm(fast, s, m, n, k, a, b, OutType::f32);
+  const GemmRun everything = run_gemm(full, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
+  const GemmRun timed = run_gemm(fast, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
   REQUIRE(timed.launch.model.has_value());
   CHECK(timed.launch.model->cycles == everything.launch.model->cycles);
   CHECK(timed.launch.instructions * 4 == everything.launch.instructions);  // 1 of 4 workgroups ran
@@ -139,8 +139,8 @@ TEST_CASE("model device: the L2 hit rate comes from the grid order, the same wit
   EmulatorConfig all = only;
   all.model_only = false;
   Device fast = Device::open("model", only), full = Device::open("model", all);
-  const ModelReport timed = *run_gemm(fast, s, m, n, k, a, b, OutType::f32).launch.model;
-  const ModelReport everything = *run_gemm(full, s, m, n, k, a, b, OutType::f32).launch.model;
+  const ModelReport timed = *run_gemm(fast, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32)).launch.model;
+  const ModelReport everything = *run_gemm(full, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32)).launch.model;
   CHECK(timed.l2_hit_rate == Approx(7.0 / 16));
   CHECK(everything.l2_hit_rate == timed.l2_hit_rate);
   CHECK(everything.cycles == timed.cycles);
@@ -160,7 +160,7 @@ TEST_CASE("model device: a chiplet-aware workgroup order raises the L2 hit rate"
   EmulatorConfig config;
   config.instant_completion = true;
   Device model = Device::open("model", config);
-  const GemmRun run = run_gemm(model, s, m, n, k, a, b, OutType::f32);
+  const GemmRun run = run_gemm(model, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32));
   CHECK(run.launch.model->l2_hit_rate == Approx(10.0 / 16));
   CHECK(differing_elements(run.c, to_output_bits(reference_gemm(a, b, m, n, k), DataType::f32), 4) == 0);
 }

@@ -16,6 +16,7 @@
 #include "cdna4/runtime.hpp"
 #include "codegen/assembler.hpp"
 #include "emulator_test_kernel.hpp"
+#include "gemm_support.hpp"
 #include "support/png.hpp"
 #include "support/process.hpp"
 
@@ -36,7 +37,7 @@ const ModelReport& pingpong_report() {
     const int64_t m = 256, n = 256, k = 1024;
     const std::vector<uint16_t> a(size_t(m * k), 0x3f80), b(size_t(k * n), 0x3f80);
     const Schedule s = load_schedule(schedule_path("pingpong_256x256x64_w8.json"));
-    return *run_gemm(device, s, m, n, k, a, b, OutType::f32).launch.model;
+    return *run_gemm(device, s, test::problem(m, n, k, test::bytes_of(a), test::bytes_of(b), OutType::f32)).launch.model;
   }();
   return report;
 }

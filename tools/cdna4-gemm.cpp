@@ -46,7 +46,7 @@ const char* kUsage =
     "Without input files A and B are generated.\n"
     "\n"
     "options:\n"
-    "  --out-type f32|bf16|f16   C element type (default f32)\n"
+    "  --out-type f32|bf16|f16   C element type (default: the schedule's types.c)\n"
     "  --device emulator|model|hsa\n"
     "                            where to run (default emulator); model runs on the emulator\n"
     "                            and prints the modeled gfx950 time, TFLOP/s, MFMA\n"
@@ -75,7 +75,8 @@ const char* kUsage =
     "  --stride-a N --stride-b N --stride-c N\n"
     "                            with --batch: elements from one matrix to the next in --a,\n"
     "                            --b and --c-out / --c-in (default: packed); the kernel reads\n"
-    "                            the files as they are, so K must be a multiple of 16 bytes\n"
+    "                            the files as they are when K is a multiple of 16 bytes\n"
+    "                            (else a copy pads it)\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
     "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
@@ -107,7 +108,7 @@ constexpr uint64_t kMaxThreads = 4096;
 
 struct Options {
   std::string schedule, shape, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
-  cdna4::OutType out_type = cdna4::OutType::f32;
+  std::optional<cdna4::OutType> out_type;  // default: the schedule's types.c
   cdna4::Layout layout = cdna4::Layout::nn;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
@@ -231,8 +232,126 @@ std::vector<uint8_t> generate_scales(int64_t count, uint64_t seed, bool integer)
   return out;
 }
 
+// The buffers a GemmProblem of the command line points into.
+struct Inputs {
+  std::vector<uint8_t> a, b, scale_a, scale_b, c, bias;
+};
+
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
   return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
+}
+
+// The problem the flags describe, its data generated or read from the files.
+cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule, cdna4::GemmShape shape,
+                              Inputs& in) {
+  using cdna4::Operand;
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  cdna4::GemmProblem p;
+  p.layout = o.layout;
+  // Each input: `batch` matrices, stride apart (default: packed), the last one whole.
+  const auto elements = [&](int64_t matrix, int64_t stride) { return (shape.batch - 1) * stride + matrix; };
+  const int64_t a_elements = elements(m * k, shape.stride(p.layout, Operand::a));
+  const int64_t b_elements = elements(k * n, shape.stride(p.layout, Operand::b));
+  const bool integer = o.data == "integer";
+  in.a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer) : read_matrix(o.a, schedule.type_a, a_elements, "A");
+  in.b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer) : read_matrix(o.b, schedule.type_b, b_elements, "B");
+  if (schedule.scaled) {
+    const int64_t count_a = m * (k / 32) * shape.batch, count_b = (k / 32) * n * shape.batch;
+    in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
+    in.scale_b = o.b_scale.empty() ? generate_scales(count_b, o.seed + 3, integer) : read_scales(o.b_scale, count_b, "B's scales");
+  }
+  if (const auto& e = schedule.epilogue) {
+    p.alpha = o.alpha.value_or(1.0f);
+    p.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
+    const int64_t c_elements = elements(m * n, shape.c_stride());
+    if (e->c)
+      in.c = o.c_in.empty() ? generate(*e->c, c_elements, o.seed + 4, integer) : read_matrix(o.c_in, *e->c, c_elements, "C");
+    const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
+    if (bias_len)
+      in.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
+                               : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
+  }
+  p.shape = shape;
+  p.a = in.a;
+  p.b = in.b;
+  p.scale_a = in.scale_a;
+  p.scale_b = in.scale_b;
+  p.c = in.c;
+  p.bias = in.bias;
+  return p;
+}
+
+// The flags' epilogue over the schedule's; C's type defaults to the output type.
+void apply_epilogue_flags(const Options& o, cdna4::OutType out, cdna4::Schedule& schedule) {
+  if (!o.alpha && !o.beta && o.c_in.empty() && o.bias.empty() && !o.activation) return;
+  cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
+  if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.value_or(out));
+  if (!o.bias.empty()) {
+    e.bias = *o.bias_dim;
+    e.bias_type = cdna4::DataType::f32;
+  }
+  if (o.activation) e.activation = *o.activation;
+  schedule.epilogue = e;
+}
+
+// Compiles (cached) the kernel run_gemm will use for an unstrided problem, or
+// the strided one as given, so a shape past the kernel's limits is refused
+// before any matrix is generated or read.
+void precheck(const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::Layout layout) {
+  const bool strided = shape.stride_a || shape.stride_b || shape.stride_c;
+  cdna4::GemmShape padded = shape;
+  const int granule = cdna4::k_granule(schedule);
+  if (shape.k > INT64_MAX - granule || (strided && shape.k % granule != 0)) return;  // staging copies these
+  padded.k = (shape.k + granule - 1) / granule * granule;
+  cdna4::CompileOptions options;
+  // Unstrided, staging pads rows as the kernel needs; the same limits apply in "nt".
+  options.layout = strided ? layout : cdna4::Layout::nt;
+  cdna4::compile(schedule, padded, options);
+}
+
+// What the run did, as JSON (--json) or lines of text.
+void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::OutType out,
+                  const std::string& device, const cdna4::GemmRun& run, double wall, std::optional<size_t> diff) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
+  if (o.json) {
+    nlohmann::json races = nlohmann::json::array();
+    for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
+    nlohmann::json j = {
+        {"schedule", schedule.name},
+        {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
+        {"out_type", cdna4::to_string(out)},
+        {"device", device},
+        {"compile_ms", run.compile.total_ms},
+        {"compile_cached", run.compile.cached},
+        {"seconds", run.launch.seconds},
+        {"instructions", run.launch.instructions},
+        {"mfma_macs", run.launch.mfma_macs},
+        {"wall_seconds", wall},
+        {"races", races},
+    };
+    if (diff) j["differing_elements"] = *diff;
+    if (run.launch.model) {
+      j["model"] = cdna4::tools::model_json(*run.launch.model);
+      j["model"]["tflops"] = modeled_tflops(*run.launch.model, m * batch, n, k);
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
+             cdna4::to_string(out), device);
+  fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
+             run.launch.seconds);
+  if (run.launch.instructions)
+    fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
+               run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
+  fmt::print("; total {:.3f} s\n", wall);
+  if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
+  if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n * batch);
+  if (run.launch.model) {
+    fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
+    cdna4::tools::print_model_lines(*run.launch.model);
+  }
+  for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
 }
 
 }  // namespace
@@ -241,46 +360,18 @@ int main(int argc, char** argv) {
   try {
     cdna4::tools::install_interrupt_handler();
     const Options o = parse(argc, argv);
-    const cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
+    cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
     const int64_t m = shape.m, n = shape.n, k = shape.k;
     if (m < 1 || n < 1 || k < 1) throw cdna4::Error("M, N and K must be at least 1");
     cdna4::Schedule schedule = cdna4::load_schedule(o.schedule);
-    if (o.alpha || o.beta || !o.c_in.empty() || !o.bias.empty() || o.activation) {
-      cdna4::Epilogue e = schedule.epilogue.value_or(cdna4::Epilogue{});
-      if (!o.c_in.empty()) e.c = cdna4::data_type(o.c_type.value_or(o.out_type));
-      if (!o.bias.empty()) {
-        e.bias = *o.bias_dim;
-        e.bias_type = cdna4::DataType::f32;
-      }
-      if (o.activation) e.activation = *o.activation;
-      schedule.epilogue = e;
-    }
-    const auto out = o.out_type;
-    // Compiling the kernel run_gemm will use (cached) refuses shapes past its
-    // limits before any matrix is generated or read.
-    cdna4::CompileOptions compile_options;
-    compile_options.layout = o.layout;
-    const cdna4::Layout layout = *compile_options.layout;
-    const bool strided = o.stride_a || o.stride_b || o.stride_c;
-    cdna4::GemmShape padded = shape;  // strided: the files as they are, K not padded
-    const int granule = cdna4::k_granule(schedule);
-    if (!strided && k <= INT64_MAX - granule) padded.k = (k + granule - 1) / granule * granule;
-    padded.out = out;
-    padded.batch = int64_t(o.batch);
-    padded.stride_a = int64_t(o.stride_a);
-    padded.stride_b = int64_t(o.stride_b);
-    padded.stride_c = int64_t(o.stride_c);
-    // Unstrided, run_gemm pads rows as the kernel needs; the same limits apply in "nt".
-    cdna4::CompileOptions precheck = compile_options;
-    if (!strided) precheck.layout = cdna4::Layout::nt;
-    cdna4::compile(schedule, padded, precheck);
-    const int64_t batch = padded.batch;
-    // Elements of each input: `batch` matrices (strided: stride apart, the last one whole).
-    const auto span_of = [&](int64_t matrix, int64_t stride) { return strided ? (batch - 1) * stride + matrix : matrix * batch; };
-    const int64_t matrix_a = m * k, matrix_b = k * n;
-    const int64_t stride_a = strided ? padded.stride(layout, cdna4::Operand::a) : matrix_a;
-    const int64_t stride_b = strided ? padded.stride(layout, cdna4::Operand::b) : matrix_b;
-    const int64_t stride_c = strided ? padded.c_stride() : m * n;
+    shape.out = o.out_type;
+    const cdna4::OutType out = cdna4::output_type(schedule, shape.out);
+    apply_epilogue_flags(o, out, schedule);
+    shape.batch = int64_t(o.batch);
+    shape.stride_a = int64_t(o.stride_a);
+    shape.stride_b = int64_t(o.stride_b);
+    shape.stride_c = int64_t(o.stride_c);
+    precheck(schedule, shape, o.layout);
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));
@@ -289,32 +380,8 @@ int main(int argc, char** argv) {
     if (schedule.scaled && k % 32 != 0)
       throw cdna4::Error(fmt::format("K = {} is not a multiple of 32: schedule {} takes one E8M0 scale per 32 "
                                      "elements of K", k, schedule.name));
-    const int64_t a_elements = span_of(matrix_a, stride_a), b_elements = span_of(matrix_b, stride_b);
-    const bool integer = o.data == "integer";
-    const auto a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer)
-                               : read_matrix(o.a, schedule.type_a, a_elements, "A");
-    const auto b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer)
-                               : read_matrix(o.b, schedule.type_b, b_elements, "B");
-    std::vector<uint8_t> scale_a, scale_b;
-    if (schedule.scaled) {
-      scale_a = o.a_scale.empty() ? generate_scales(m * (k / 32) * batch, o.seed + 2, integer)
-                                  : read_scales(o.a_scale, m * (k / 32) * batch, "A's scales");
-      scale_b = o.b_scale.empty() ? generate_scales((k / 32) * n * batch, o.seed + 3, integer)
-                                  : read_scales(o.b_scale, (k / 32) * n * batch, "B's scales");
-    }
-
-    cdna4::EpilogueData epilogue;
-    if (const auto& e = schedule.epilogue) {
-      epilogue.alpha = o.alpha.value_or(1.0f);
-      epilogue.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
-      if (e->c)
-        epilogue.c = o.c_in.empty() ? generate(*e->c, span_of(m * n, stride_c), o.seed + 4, integer)
-                                    : read_matrix(o.c_in, *e->c, span_of(m * n, stride_c), "C");
-      const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
-      if (bias_len)
-        epilogue.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
-                                       : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
-    }
+    Inputs inputs;
+    const cdna4::GemmProblem problem = problem_of(o, schedule, shape, inputs);
 
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
@@ -333,12 +400,7 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<cdna4::GemmRun> finished;
     try {
-      if (strided)
-        finished = cdna4::run_gemm_shaped(device, schedule, padded, a, b, launch, compile_options, scale_a, scale_b,
-                                          epilogue);
-      else
-        finished = cdna4::run_gemm_batched(device, schedule, batch, m, n, k, a, b, out, launch, compile_options,
-                                           scale_a, scale_b, epilogue);
+      finished = cdna4::run_gemm(device, schedule, problem, {}, launch);
     } catch (const cdna4::Error&) {
       progress.finish();
       if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
@@ -352,33 +414,9 @@ int main(int argc, char** argv) {
     const cdna4::GemmRun& run = *finished;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
-    if (o.check) {
-      diff = 0;
-      const size_t c_bytes = size_t(m * n * cdna4::element_bytes(out));
-      const auto part = [](const std::vector<uint8_t>& v, size_t at, size_t count) {
-        return count ? std::span<const uint8_t>(v.data() + at, count) : std::span<const uint8_t>();
-      };
-      for (int64_t z = 0; z < batch; ++z) {
-        const size_t sa = schedule.scaled ? size_t(m * (k / 32)) : 0, sb = schedule.scaled ? size_t((k / 32) * n) : 0;
-        const auto a_z = cdna4::reference_operand(schedule.type_a, a, layout, cdna4::Operand::a, m, k,
-                                                  shape.ld(layout, cdna4::Operand::a), z * stride_a);
-        const auto b_z = cdna4::reference_operand(schedule.type_b, b, layout, cdna4::Operand::b, n, k,
-                                                  shape.ld(layout, cdna4::Operand::b), z * stride_b);
-        std::vector<float> product = cdna4::reference_gemm(o.mfma_policy, schedule.type_a, a_z, schedule.type_b, b_z, m, n, k,
-                                                           part(scale_a, size_t(z) * sa, sa),
-                                                           part(scale_b, size_t(z) * sb, sb));
-        if (const auto& e = schedule.epilogue) {
-          const size_t c_in_bytes = size_t(cdna4::element_bits(e->c.value_or(cdna4::DataType::f32)) / 8);
-          const size_t cz = e->c ? size_t(m * n) * c_in_bytes : 0;
-          product = cdna4::reference_epilogue(product, m, n, *e, epilogue.alpha, epilogue.beta,
-                                              part(epilogue.c, size_t(z * stride_c) * c_in_bytes, cz), epilogue.bias);
-        }
-        const auto expected = cdna4::to_output_bits(product, cdna4::data_type(out));
-        const auto got_at = run.c.begin() + std::ptrdiff_t(size_t(z * stride_c) * size_t(cdna4::element_bytes(out)));
-        const std::vector<uint8_t> got(got_at, got_at + std::ptrdiff_t(c_bytes));
-        *diff += cdna4::differing_elements(got, expected, size_t(cdna4::element_bytes(out)));
-      }
-    }
+    if (o.check)
+      diff = cdna4::differing_elements(run.c, cdna4::reference(schedule, problem, o.mfma_policy),
+                                       size_t(cdna4::element_bytes(out)));
     if (!o.c_out.empty()) {
       std::ofstream f(o.c_out, std::ios::binary);
       f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
@@ -390,45 +428,7 @@ int main(int argc, char** argv) {
                                        fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
-    if (o.json) {
-      nlohmann::json races = nlohmann::json::array();
-      for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
-      nlohmann::json j = {
-          {"schedule", schedule.name},
-          {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
-          {"out_type", cdna4::to_string(o.out_type)},
-          {"device", device.name()},
-          {"compile_ms", run.compile.total_ms},
-          {"compile_cached", run.compile.cached},
-          {"seconds", run.launch.seconds},
-          {"instructions", run.launch.instructions},
-          {"mfma_macs", run.launch.mfma_macs},
-          {"wall_seconds", wall},
-          {"races", races},
-      };
-      if (diff) j["differing_elements"] = *diff;
-      if (run.launch.model) {
-        j["model"] = cdna4::tools::model_json(*run.launch.model);
-        j["model"]["tflops"] = modeled_tflops(*run.launch.model, m * batch, n, k);
-      }
-      fmt::print("{}\n", j.dump(2));
-      return status;
-    }
-    fmt::print("{}: {}x{}x{}{} {} on {}\n", schedule.name, m, n, k, batch > 1 ? fmt::format(" batch {}", batch) : "",
-               cdna4::to_string(o.out_type), device.name());
-    fmt::print("compile {:.2f} ms{}; kernel {:.3f} s", run.compile.total_ms, run.compile.cached ? " (cached)" : "",
-               run.launch.seconds);
-    if (run.launch.instructions)
-      fmt::print(" ({} wave-instructions, {:.1f} M MFMA MAC/s emulated)", run.launch.instructions,
-                 run.launch.seconds > 0 ? double(run.launch.mfma_macs) / run.launch.seconds / 1e6 : 0.0);
-    fmt::print("; total {:.3f} s\n", wall);
-    if (!o.c_out.empty()) fmt::print("wrote C to {} ({} bytes)\n", o.c_out, run.c.size());
-    if (diff) fmt::print("bit-exact: {} ({} of {} elements differ)\n", *diff == 0 ? "yes" : "no", *diff, m * n * batch);
-    if (run.launch.model) {
-      fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
-      cdna4::tools::print_model_lines(*run.launch.model);
-    }
-    for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+    print_report(o, schedule, problem.shape, out, device.name(), run, wall, diff);
     return status;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());

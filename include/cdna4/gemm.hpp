@@ -1,5 +1,6 @@
 #pragma once
-// compile(schedule, shape) -> a gfx950 GEMM kernel, and a one-call run_gemm.
+// compile(schedule, shape) -> a gfx950 GEMM kernel; a GemmProblem (shape,
+// operands, scales, epilogue data) -> run_gemm, and its CPU reference.
 //
 // C[M x N] = A[M x K] * B[K x N] with A and B in any of the four layouts
 // (Layout: each operand row-major as stored, K contiguous or K the slow
@@ -7,6 +8,7 @@
 // to nearest even), an optional fused epilogue.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,13 +17,18 @@
 
 namespace cdna4 {
 
+// The output type a schedule's kernels write: GemmShape::out when given, else
+// the schedule's types.c (a ScheduleError at "types.c" unless f32, bf16 or f16).
+OutType output_type(const Schedule& schedule, const std::optional<OutType>& out);
+
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   // Elements between rows as stored (see Layout); 0 = packed: the stored row's
   // length (A: K for "n", M for "t"; B: N for "n", K for "t"; C: N).
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t ldc_in = 0;                 // a fused epilogue's C input; 0 = ldc
-  OutType out = OutType::f32;
+  // C's element type; absent: the schedule's types.c. The one override of types.c.
+  std::optional<OutType> out;
   // Strided batch: `batch` GEMMs, the i-th at A + i * stride_a, B + i * stride_b,
   // C + i * stride_c (elements; 0 = packed: stored rows * ld). The grid's z
   // dimension runs over the batch.
@@ -39,7 +46,8 @@ struct GemmShape {
   int64_t c_ld() const { return ldc ? ldc : n; }
   int64_t c_in_ld() const { return ldc_in ? ldc_in : c_ld(); }
   int64_t c_stride() const { return stride_c ? stride_c : m * c_ld(); }
-  std::string to_string() const;  // "257x130x96 f32", "... batch 4", "... batch 4 strides 33024,packed,33410"
+  // "257x130x96 f32" ("257x130x96" without an output type), "... batch 4", "... batch 4 strides 33024,packed,33410"
+  std::string to_string() const;
 };
 
 // K, lda and ldb of an operand of `bits`-bit elements come in multiples of this
@@ -82,8 +90,8 @@ struct CompileStats {
   int loop_iterations = 0;   // schedule iterations per loop trip
   int mfma = 0;              // MFMA instructions in the kernel
   int vgprs = 0, agprs = 0, sgprs = 0, lds_bytes = 0;
-  // Modeled occupancy: waves that fit on one SIMD by registers (512 per lane,
-  // allocated in granules of 8) and by LDS (160 KiB per CU, 4 SIMDs), at most 8.
+  // Modeled occupancy: waves that fit on one SIMD by registers (the unified
+  // register file, allocated in granules) and by LDS (shared by a CU's SIMDs).
   int waves_per_simd = 0;
   const char* occupancy_limit = "";  // "registers" or "LDS"
 };
@@ -92,7 +100,8 @@ struct GemmKernel {
   Kernel kernel;
   Dim3 grid;   // workgroups
   Dim3 block;  // work-items
-  GemmShape shape;
+  GemmShape shape;    // as compiled, its output type resolved (GemmShape::out always set)
+  Schedule schedule;  // as compiled: CompileOptions' layout and epilogue applied
   std::string assembly;  // the kernel as .s text, with CompileOptions::keep_assembly
   CompileStats stats;
 };
@@ -104,57 +113,75 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape,
                         const CompileOptions& options = {});
 
-// Host-side GEMM in one call: uploads, runs, downloads. A and B are packed in
-// the layout CompileOptions::layout names (default nn: A M x K and B K x N,
-// row-major), which the kernel reads as they are; a copy is made only to pad K
-// (or a K-major operand's rows) to whole 16-byte units, or to transpose a 4- or
-// 6-bit operand stored K-major (the kernel reads those with K contiguous).
-// Returns C as raw bits (fp32, bf16 or f16).
+// One GEMM: C = act(alpha * A x B + beta * C_in + bias), `shape.batch` of them.
+// The buffers are the caller's (the problem does not own them), densely packed
+// elements of the schedule's types.a / types.b (16-bit little-endian, 8-bit one
+// per byte, fp6 four in three bytes and fp4 two per byte, lower-k element in the
+// low bits), stored as `layout` says, rows shape.lda / shape.ldb apart and the
+// batch shape.stride_a / shape.stride_b apart (0 = packed).
+struct GemmProblem {
+  GemmShape shape;
+  Layout layout = Layout::nn;  // how A and B are stored (not the schedule's layout)
+  std::span<const uint8_t> a, b;
+  // An MX-scaled schedule's (Schedule::scaled) E8M0 scales, one byte per 32
+  // elements of K: scale_a M x K/32 and scale_b K/32 x N per matrix, row-major,
+  // the batch's blocks one after another; K a multiple of 32.
+  std::span<const uint8_t> scale_a, scale_b;
+  // A fused epilogue's data (Schedule::epilogue, or CompileOptions::epilogue):
+  // alpha and beta are kernel arguments; c is the C input in the epilogue's C
+  // type (rows shape.c_in_ld() apart, the batch shape.c_stride() apart); the
+  // bias (M or N elements of its type) is shared by the batch.
+  float alpha = 1.0f, beta = 0.0f;
+  std::span<const uint8_t> c, bias;
+};
+
+// A problem as the kernel reads it, and the copies that took: K padded with
+// zeros (and the scales with 1.0 blocks) to k_granule, a K-major operand's rows
+// padded to whole 16-byte units, and 4- or 6-bit operands stored K-major
+// transposed (the kernel reads those with K contiguous). An operand that needs
+// none of this is not copied: `problem` then points at the caller's buffer.
+struct StagedProblem {
+  GemmProblem problem;  // the kernel's shape, layout and buffers
+  std::vector<uint8_t> a, b, scale_a, scale_b;  // the copies problem's spans point into (empty: none)
+  StagedProblem() = default;
+  StagedProblem(StagedProblem&&) = default;  // moving keeps the spans valid
+  StagedProblem& operator=(StagedProblem&&) = default;
+  StagedProblem(const StagedProblem&) = delete;
+  StagedProblem& operator=(const StagedProblem&) = delete;
+};
+// Checks every buffer against the problem (a packed operand, scale or C input
+// must hold exactly what the shape describes, one with a leading dimension or
+// batch stride at least that) and stages it for `schedule`.
+StagedProblem stage(const Schedule& schedule, const GemmProblem& problem);
+
 struct GemmRun {
-  std::vector<uint8_t> c;  // M x N row-major, 4 or 2 bytes per element
+  // C as raw bits (fp32, bf16 or f16): the elements from the first to the last
+  // the kernel writes ((batch - 1) * c_stride + (M - 1) * c_ld + N), gaps zero;
+  // batch x M x N row-major when C is packed.
+  std::vector<uint8_t> c;
   LaunchStats launch;
   CompileStats compile;
 };
-GemmRun run_gemm(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
-                 const std::vector<uint16_t>& a_mk, const std::vector<uint16_t>& b_kn, OutType out,
-                 const LaunchOptions& launch = {}, const CompileOptions& compile_options = {});
-// The same for any operand types: A and B in the layout above (default A M x K and
-// B K x N, row-major), elements of the schedule's types.a / types.b packed densely (16-bit little-endian, 8-bit one
-// per byte, fp4 two per byte with the lower-k element in the low nibble). An
-// MX-scaled schedule (Schedule::scaled) also takes E8M0 scales, one byte per 32
-// elements of K: scale_a M x K/32 and scale_b K/32 x N, row-major; K a multiple of 32.
-GemmRun run_gemm_packed(Device& device, const Schedule& schedule, int64_t m, int64_t n, int64_t k,
-                        const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
-                        const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
-                        const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {});
-// A fused epilogue's data (Schedule::epilogue, or CompileOptions::epilogue):
-// alpha and beta are kernel arguments; C is `batch` M x N matrices row-major in
-// the epilogue's C type, one after another; the bias (M or N elements of its
-// type) is shared by the batch.
-struct EpilogueData {
-  float alpha = 1.0f, beta = 0.0f;
-  std::vector<uint8_t> c;
-  std::vector<uint8_t> bias;
-};
+// Stages the problem, uploads, launches the kernel, downloads C. The staged
+// shape and layout must be the kernel's (compile it for
+// stage(kernel.schedule, problem).problem.shape and .layout, or use the
+// overload below).
+GemmRun run_gemm(Device& device, const GemmKernel& kernel, const GemmProblem& problem,
+                 const LaunchOptions& launch = {});
+// The same, compiling the schedule for the staged problem first (cached).
+// The problem's layout decides the kernel's: CompileOptions::layout must be unset.
+GemmRun run_gemm(Device& device, const Schedule& schedule, const GemmProblem& problem,
+                 const CompileOptions& compile_options = {}, const LaunchOptions& launch = {});
 
-// A strided batch in one launch: A holds `batch` matrices one after another,
-// B `batch` of its own (each in the layout above), the scales `batch` blocks of theirs, and C comes back
-// as `batch` M x N matrices (the grid's z runs over the batch).
-GemmRun run_gemm_batched(Device& device, const Schedule& schedule, int64_t batch, int64_t m, int64_t n, int64_t k,
-                         const std::vector<uint8_t>& a_mk, const std::vector<uint8_t>& b_kn, OutType out,
-                         const LaunchOptions& launch = {}, const CompileOptions& compile_options = {},
-                         const std::vector<uint8_t>& scale_a = {}, const std::vector<uint8_t>& scale_b = {},
-                         const EpilogueData& epilogue = {});
-// The kernel's arguments exactly as `shape` describes them: A and B in the
-// layout of compile_options (else the schedule's), rows lda / ldb apart, the
-// batch stride_a / stride_b apart, K a multiple of k_granule; C comes back as
-// the elements from D's first to its last ((batch - 1) * stride_c + (M - 1) *
-// ldc + N, untouched gaps zero). No copy, no padding; the buffers must hold
-// what the shape reads (a K-major operand's rows in whole 16-byte units).
-GemmRun run_gemm_shaped(Device& device, const Schedule& schedule, const GemmShape& shape,
-                        const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const LaunchOptions& launch = {},
-                        const CompileOptions& compile_options = {}, const std::vector<uint8_t>& scale_a = {},
-                        const std::vector<uint8_t>& scale_b = {}, const EpilogueData& epilogue = {});
+// The CPU reference of run_gemm(schedule, problem).c, bit for bit: per batch
+// element reference_operand, reference_gemm (with the scales),
+// reference_epilogue (the schedule's epilogue: with CompileOptions::epilogue,
+// pass GemmKernel::schedule) and to_output_bits, laid out as GemmRun::c (gaps zero). A check is
+// differing_elements(run.c, reference(schedule, problem), element_bytes(out)).
+// `policy`: the MFMA arithmetic the run used (EmulatorConfig::mfma_policy).
+std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem,
+                               MfmaPolicy policy = MfmaPolicy::fp32_fma_chain_k_order);
+
 // A text picture of a compiled kernel's steady-state loop body
 // (GemmKernel::assembly): memory operations, MFMAs, waits, barriers and
 // priorities in order, runs of one kind collapsed ("ds_read_b128 x8"), address

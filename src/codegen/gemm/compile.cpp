@@ -85,6 +85,14 @@ Dim3 grid_for(const Schedule& s, const GemmShape& sh) {
 
 }  // namespace
 
+OutType output_type(const Schedule& schedule, const std::optional<OutType>& out) {
+  if (out) return *out;
+  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes)
+    if (row.type == schedule.type_c) return row.value;
+  throw ScheduleError(schedule.name, "types.c",
+                      fmt::format("the kernel writes C in f32, bf16 or f16, not {}", to_string(schedule.type_c)));
+}
+
 int element_granule(int bits) { return bits == 6 ? 64 : 128 / bits; }
 
 int k_granule(const Schedule& s) {
@@ -92,7 +100,8 @@ int k_granule(const Schedule& s) {
 }
 
 std::string GemmShape::to_string() const {
-  std::string text = fmt::format("{}x{}x{} {}", m, n, k, cdna4::to_string(out));
+  std::string text = fmt::format("{}x{}x{}", m, n, k);
+  if (out) text += fmt::format(" {}", cdna4::to_string(*out));
   if (batch != 1) text += fmt::format(" batch {}", batch);
   const auto given = [](int64_t v) { return v ? std::to_string(v) : std::string("packed"); };
   if (stride_a || stride_b || stride_c)
@@ -150,6 +159,11 @@ GemmShape parse_shape(const std::string& text) {
 }
 
 GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const CompileOptions& options) {
+  if (!shape.out) {  // the schedule's types.c
+    GemmShape resolved = shape;
+    resolved.out = output_type(schedule, shape.out);
+    return compile(schedule, resolved, options);
+  }
   if (options.epilogue || options.layout) {  // the schedule with the compile's epilogue and layout
     Schedule with = schedule;
     if (options.epilogue) with.epilogue = options.epilogue;
@@ -226,6 +240,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 
   out.kernel = Kernel::from_hsaco(std::move(hsaco), name);
   out.shape = shape;
+  out.schedule = schedule;
   out.grid = grid_for(planned, shape);
   out.block = Dim3(uint32_t(planned.waves * 64));
   st.instructions = int(lowered.code.instruction_count());

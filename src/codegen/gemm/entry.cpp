@@ -376,7 +376,7 @@ void batch_pointers(GemmContext& ctx) {
   };
   advance(r.ptr_a, sh.stride(ctx.schedule.layout, Operand::a) * ctx.geo.of(Operand::a).element_bits / 8);
   advance(r.ptr_b, sh.stride(ctx.schedule.layout, Operand::b) * ctx.geo.of(Operand::b).element_bits / 8);
-  advance(r.ptr_c, sh.c_stride() * element_bytes(sh.out));
+  advance(r.ptr_c, sh.c_stride() * element_bytes(*sh.out));
   if (ctx.epilogue() && ctx.epilogue()->c) advance(r.ptr_c_in, sh.c_stride() * element_bits(*ctx.epilogue()->c) / 8);
   if (ctx.schedule.scaled) {  // packed scales: M x K/32 and K/32 x N per matrix
     advance(r.scale_ptr_a, sh.m * (sh.k / 32));
@@ -422,7 +422,7 @@ void emit_entry(GemmContext& ctx) {
   if (sh.batch > 1) batch_pointers(ctx);
   buffer_descriptor(c, r.desc_a, r.ptr_a, operand_extent_bytes(ctx, Operand::a));
   buffer_descriptor(c, r.desc_b, r.ptr_b, operand_extent_bytes(ctx, Operand::b));
-  buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(sh.out)));
+  buffer_descriptor(c, r.desc_c, r.ptr_c, extent_bytes(sh.m, sh.c_ld(), sh.n, 8 * element_bytes(*sh.out)));
   if (const auto& e = s.epilogue) {
     if (e->c) buffer_descriptor(c, r.desc_c_in, r.ptr_c_in, extent_bytes(sh.m, sh.c_in_ld(), sh.n, element_bits(*e->c)));
     if (e->bias != BiasDim::none)

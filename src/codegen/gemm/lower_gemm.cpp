@@ -78,7 +78,7 @@ void validate_shape(const GemmShape& sh, Layout layout, int bits_a, int bits_b) 
              ? fmt::format("lda and ldb must be multiples of {} elements (rows start on 16 bytes)", granule_a)
              : fmt::format("lda must be a multiple of {} and ldb of {} elements (rows start on 16 bytes)", granule_a,
                            granule_b));
-  const int64_t c_elem = element_bytes(sh.out);
+  const int64_t c_elem = element_bytes(*sh.out);
   validate_batch(sh, layout, bits_a, bits_b, c_elem);
   // The buffer descriptors' num_records is 32 bits and lane offsets must stay
   // below the out-of-range marks: each operand, rows * leading dimension, < 1 GiB.
@@ -94,6 +94,11 @@ std::string LoweredGemm::assembly() const {
 }
 
 LoweredGemm lower_gemm(const Schedule& s, const GemmShape& shape, const std::string& kernel_name) {
+  if (!shape.out) {  // the schedule's types.c
+    GemmShape resolved = shape;
+    resolved.out = output_type(s, shape.out);
+    return lower_gemm(s, resolved, kernel_name);
+  }
   check_supported(s);
   validate_shape(shape, s.layout, element_bits(s.type_a), element_bits(s.type_b));
   if (s.scaled && shape.k % 32 != 0)

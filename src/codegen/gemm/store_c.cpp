@@ -75,7 +75,7 @@ struct Staging {
 Staging staging_of(const GemmContext& ctx) {
   const GemmGeometry& g = ctx.geo;
   const GemmShape& sh = ctx.shape;
-  const int elem = element_bytes(sh.out);
+  const int elem = element_bytes(*sh.out);
   Staging st;
   st.values_per_unit = 16 / elem;
   st.units_per_row = g.wave_n / st.values_per_unit;
@@ -99,7 +99,7 @@ void emit_store_c(GemmContext& ctx) {
   const GemmShape& sh = ctx.shape;
   const std::optional<Epilogue>& epi = ctx.epilogue();
   const bool f32 = sh.out == OutType::f32;
-  const int elem = element_bytes(sh.out);
+  const int elem = element_bytes(*sh.out);
   const int64_t ldc_bytes = sh.c_ld() * elem;
   const bool mask_rows = sh.m % ctx.schedule.tile_m != 0, mask_cols = sh.n % ctx.schedule.tile_n != 0;
   const bool has_c = epi && epi->c, bias_m = epi && epi->bias == BiasDim::m, bias_n = epi && epi->bias == BiasDim::n;

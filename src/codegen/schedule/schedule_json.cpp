@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "codegen/schedule/schedule_internal.hpp"
-#include "common/activations.hpp"
 #include "json_limits.hpp"
 
 namespace cdna4 {
