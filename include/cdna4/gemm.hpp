@@ -198,7 +198,9 @@ GemmRun run_gemm(Device& device, const Schedule& schedule, const GemmProblem& pr
 // reference_epilogue (the schedule's epilogue: with CompileOptions::epilogue,
 // pass GemmKernel::schedule) and to_output_bits, laid out as GemmRun::c (gaps zero). A check is
 // differing_elements(run.c, reference(schedule, problem), element_bytes(out)).
-std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem);
+// `policy`: the MFMA arithmetic the run used (EmulatorConfig::mfma_policy).
+std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem,
+                               MfmaPolicy policy = MfmaPolicy::fp32_fma_chain_k_order);
 
 // A text picture of a compiled kernel's steady-state loop body
 // (GemmKernel::assembly): memory operations, MFMAs, waits, barriers and

@@ -7,7 +7,7 @@
 
 namespace cdna4 {
 
-std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem) {
+std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& problem, MfmaPolicy policy) {
   detail::check_problem(schedule, problem);
   const GemmShape& sh = problem.shape;
   const Layout layout = problem.layout;
@@ -24,7 +24,7 @@ std::vector<uint8_t> reference(const Schedule& schedule, const GemmProblem& prob
                                      z * sh.stride(layout, Operand::a));
     const auto b = reference_operand(schedule.type_b, problem.b, layout, Operand::b, n, k, sh.ld(layout, Operand::b),
                                      z * sh.stride(layout, Operand::b));
-    std::vector<float> d = reference_gemm(schedule.type_a, a, schedule.type_b, b, m, n, k,
+    std::vector<float> d = reference_gemm(policy, schedule.type_a, a, schedule.type_b, b, m, n, k,
                                           part(problem.scale_a, size_t(z) * scales_a, scales_a),
                                           part(problem.scale_b, size_t(z) * scales_b, scales_b));
     if (const std::optional<Epilogue>& e = schedule.epilogue) {
