@@ -79,10 +79,9 @@ TEST_CASE("ds_bpermute, ds_permute and ds_swizzle under a partial EXEC", "[emula
 )",
                                  kPreset, uint32_t(kExec), uint32_t(kExec >> 32));
   for (const ExchangeCase& c : cases)
-    body += fmt::format(
-        "  v_mov_b32 v20, s9\n  s_mov_b64 exec, s[10:11]\n  {}\n  s_waitcnt lgkmcnt(0)\n  s_mov_b64 exec, -1\n"
-        "  global_store_dword v2, v20, s[6:7]\n  s_add_u32 s6, s6, 0x100\n  s_addc_u32 s7, s7, 0\n",
-        c.line);
+    body += fmt::format("  v_mov_b32 v20, s9\n  s_mov_b64 exec, s[10:11]\n  {}\n  s_waitcnt lgkmcnt(0)\n  s_mov_b64 exec, -1\n",
+                        c.line) +
+            store_and_advance(20, 2, 6);
   body += "  s_endpgm\n";
   TestKernel k = TestKernel::build(body);
   for (bool instant_mode : {true, false}) {
@@ -126,9 +125,8 @@ TEST_CASE("ds_swizzle FFT and rotate modes reproduce the ISA guide's examples", 
   s_waitcnt lgkmcnt(0)
 )";
   for (const Example& e : examples)
-    body += fmt::format("  ds_swizzle_b32 v20, v1 offset:0x{:x}\n  s_waitcnt lgkmcnt(0)\n"
-                        "  global_store_dword v2, v20, s[6:7]\n  s_add_u32 s6, s6, 0x100\n  s_addc_u32 s7, s7, 0\n",
-                        e.offset);
+    body += fmt::format("  ds_swizzle_b32 v20, v1 offset:0x{:x}\n  s_waitcnt lgkmcnt(0)\n", e.offset) +
+            store_and_advance(20, 2, 6);
   body += "  s_endpgm\n";
   TestKernel k = TestKernel::build(body);
   std::vector<uint32_t> out(examples.size() * 64, 0);

@@ -91,28 +91,17 @@ TEST_CASE("byte and short loads in every family and addressing form, with d16 ha
   s_mov_b32 s9, 0x{:x}
   v_mov_b32 v30, s9
   s_waitcnt lgkmcnt(0)
-  v_mov_b32 v11, s5
-  v_add_co_u32 v10, vcc, s4, v2
-  v_addc_co_u32 v11, vcc, 0, v11, vcc
-  s_mov_b32 s12, s4
-  s_and_b32 s13, s5, 0xffff
-  s_movk_i32 s14, 0x100
-  s_mov_b32 s15, 0
-  s_mov_b32 s16, s4
-  s_or_b32 s17, s13, 0x40000
-  s_movk_i32 s18, 0x40
-  s_mov_b32 s19, 0
+)",
+                                 kPreset);
+  body += lane_address(10, 4, 2) + buffer_resource(12, 4, 256) + buffer_resource(16, 4, 64, 4);
+  body += R"(
   global_load_dword v21, v2, s[4:5]
   s_waitcnt vmcnt(0)
   ds_write_b32 v2, v21
   s_waitcnt lgkmcnt(0)
-)",
-                                 kPreset);
+)";
   for (const LoadCase& c : cases)
-    body += fmt::format(
-        "  v_mov_b32 v20, v30\n  {}\n  s_waitcnt vmcnt(0) lgkmcnt(0)\n  global_store_dword v2, v20, s[6:7]\n"
-        "  s_add_u32 s6, s6, 0x100\n  s_addc_u32 s7, s7, 0\n",
-        c.line);
+    body += fmt::format("  v_mov_b32 v20, v30\n  {}\n  s_waitcnt vmcnt(0) lgkmcnt(0)\n", c.line) + store_and_advance(20, 2, 6);
   body += "  s_endpgm\n";
   KernelShape shape;
   shape.lds = 256;
@@ -135,20 +124,14 @@ TEST_CASE("byte and short loads in every family and addressing form, with d16 ha
 
 TEST_CASE("byte and short stores in every family, d16_hi storing the high half", "[emulator][subdword]") {
   // Lane l owns out bytes [16 l, 16 l + 16) and LDS bytes [16 l, 16 l + 8), read back into out + 1024.
-  const std::string body = R"(
+  const std::string body = std::string(R"(
   s_load_dwordx2 s[6:7], s[0:1], 0
   v_lshlrev_b32 v8, 4, v0
   s_mov_b32 s8, 0x9e3779b1
   v_mul_lo_u32 v12, v0, s8
   v_xor_b32 v13, 0x8badf00d, v12
   s_waitcnt lgkmcnt(0)
-  v_mov_b32 v15, s7
-  v_add_co_u32 v14, vcc, s6, v8
-  v_addc_co_u32 v15, vcc, 0, v15, vcc
-  s_mov_b32 s12, s6
-  s_and_b32 s13, s7, 0xffff
-  s_movk_i32 s14, 0x400
-  s_mov_b32 s15, 0
+)") + lane_address(14, 6, 8) + buffer_resource(12, 6, 1024) + R"(
   global_store_byte v8, v12, s[6:7]
   global_store_byte_d16_hi v[14:15], v12, off offset:1
   buffer_store_byte v13, v8, s[12:15], 0 offen offset:2
