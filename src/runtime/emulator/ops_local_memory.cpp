@@ -143,7 +143,7 @@ void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, ui
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
-    check_lds_range(w, in, at, bytes, bytes);
+    check_lds_sub_dword_range(w, in, at, bytes);
     visit(l, uint32_t(at));
     if (trace) trace->add(at, bytes, l);
     if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), bytes, write);

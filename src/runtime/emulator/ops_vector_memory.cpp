@@ -66,7 +66,8 @@ struct BufferLane {
   bool in_range;
 };
 
-void buffer_op(Wave& w, const Inst& in) {
+// kSubDword: a byte or short access (aux bytes 0); the dword forms take no sub-dword path.
+template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t rsrc_words[4];
   for (int i = 0; i < 4; ++i) rsrc_words[i] = w.sgpr[in.src[2].index + i];
   BufferResource rsrc = BufferResource::from_sgprs(rsrc_words);
@@ -76,7 +77,7 @@ void buffer_op(Wave& w, const Inst& in) {
   if (mode != kOffset) fetch(w, in.src[1], v0, 0);
   if (mode == kBothen) fetch(w, in.src[1], v1, 1);
   uint32_t soffset = scalar_u32(w, in.src[3]);
-  uint32_t bytes = access_bytes(in);
+  const uint32_t bytes = kSubDword ? access_bytes(in) : 4 * ((in.aux >> 4) & 0xf);
   bool store = in.dst[0].kind == OperandKind::None && !(in.aux & kToLds);
   bool indexed = mode == kIdxen || mode == kBothen;
   uint64_t exec = w.exec();
@@ -87,7 +88,7 @@ void buffer_op(Wave& w, const Inst& in) {
     uint32_t index = indexed ? v0[l] : 0;
     uint32_t voff = mode == kOffen ? v0[l] : mode == kBothen ? v1[l] : 0;
     uint64_t offset = uint64_t(voff) + uint64_t(in.offset & 0xfff) + byte;
-    uint32_t size = bytes < 4 ? bytes : 4;
+    const uint32_t size = kSubDword ? bytes : 4;  // a constant 4 for the dword forms
     return BufferLane{rsrc.base + soffset + rsrc.lane_offset(indexed, index, offset),
                       rsrc.in_range(indexed, index, offset + soffset, size)};
   };
@@ -100,11 +101,11 @@ void buffer_op(Wave& w, const Inst& in) {
       for (uint32_t byte = 0; byte < bytes; byte += 4) {
         BufferLane lane = lane_info(l, byte);
         if (!lane.in_range) continue;  // out-of-range stores are dropped
-        uint32_t size = bytes < 4 ? bytes : 4;
+        const uint32_t size = kSubDword ? bytes : 4;  // a constant 4 for the dword forms
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
         if (trace) trace->add(lane.address, size, l);
         uint32_t value = data[byte / 4][l];
-        if (bytes < 4) value = sub_dword::stored(value, in.aux & kD16Hi);
+        if constexpr (kSubDword) value = sub_dword::stored(value, in.aux & kD16Hi);
         mem.write(lane.address, &value, size);
       }
     }
@@ -124,14 +125,14 @@ void buffer_op(Wave& w, const Inst& in) {
     if (!((exec >> l) & 1)) continue;
     for (uint32_t byte = 0; byte < bytes; byte += 4) {
       BufferLane lane = lane_info(l, byte);
-      uint32_t size = bytes < 4 ? bytes : 4;
+      const uint32_t size = kSubDword ? bytes : 4;  // a constant 4 for the dword forms
       uint32_t value = 0;  // out-of-range loads return zero
       if (lane.in_range) {
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
         mem.read(lane.address, &value, size);
         if (trace) trace->add(lane.address, size, l);
       }
-      if (bytes < 4) value = sub_dword::loaded(load_form(in), value, old[l]);  // out of range: 0 extended
+      if constexpr (kSubDword) value = sub_dword::loaded(load_form(in), value, old[l]);  // out of range: 0 extended
       if (to_lds) {
         uint32_t at = lds_base + l * lds_stride + byte;
         check_lds_range(w, in, at, 4);
@@ -240,7 +241,7 @@ void register_vector_memory(HandlerRegistry& r) {
       {"_OFFSET", kOffset}, {"_OFFEN", kOffen}, {"_IDXEN", kIdxen}, {"_BOTHEN", kBothen}};
   for (auto [mode_name, mode] : modes) {
     auto add = [&](std::string name, uint32_t a) {
-      r.add(name + mode_name, {buffer_op, OperandForm::BufferMemory, 0, a});
+      r.add(name + mode_name, {a & 0xf0 ? buffer_op<false> : buffer_op<true>, OperandForm::BufferMemory, 0, a});
     };
     for (auto [suffix, bytes] : widths) {
       add(std::string("BUFFER_LOAD_") + suffix, aux(mode, bytes));
