@@ -9,6 +9,8 @@ namespace cdna4::emu {
 // Fails the run unless [address, address + bytes) is inside the workgroup's LDS
 // and dword aligned.
 void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes);
+// The same for a byte or short access (1 or 2 bytes), which must be naturally aligned.
+void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes);
 
 // Records an access by the operation of class `cls` that is about to be
 // submitted, reporting a race on conflict (once per call site and execution:
