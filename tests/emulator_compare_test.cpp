@@ -180,9 +180,11 @@ TEST_CASE("v_cmp_class tests src0's class against the src1 mask in every width",
     const std::string body = fmt::format(
         "  v_cmp_class_{0}_e64 s[20:21], {1}, v14\n  v_cndmask_b32 v20, 0, 1, s[20:21]\n"
         "  v_cmp_class_{0} vcc, {1}, v14\n  v_cndmask_b32 v21, 0, 1, vcc\n"
-        "  s_movk_i32 s8, 0x3c0\n  v_cmp_class_{0}_e64 s[20:21], -{1}, s8\n  v_cndmask_b32 v22, 0, 1, s[20:21]\n",
+        "  s_movk_i32 s8, 0x3c0\n  v_cmp_class_{0}_e64 s[20:21], -{1}, s8\n  v_cndmask_b32 v22, 0, 1, s[20:21]\n"
+        "  v_cmp_class_{0}_e64 s[20:21], {1}, 1\n  v_cndmask_b32 v23, 0, 1, s[20:21]\n"
+        "  v_cmp_class_{0}_e64 s[20:21], {1}, 2\n  v_cndmask_b32 v24, 0, 1, s[20:21]\n",
         type, src0);
-    const auto out = run_lanes(body, lane_inputs(bits, a, a), {20, 21, 22});
+    const auto out = run_lanes(body, lane_inputs(bits, a, a), {20, 21, 22, 23, 24});
     for (uint32_t l = 0; l < 64; ++l) {
       const int cls = kSpecials[a_index(l)].cls;
       // Negation mirrors the sign classes (2..9 -> 9..2) and leaves NaNs.
@@ -191,6 +193,8 @@ TEST_CASE("v_cmp_class tests src0's class against the src1 mask in every width",
       REQUIRE(out[0][l] == ((pattern(l, 9) >> cls) & 1));
       REQUIRE(out[1][l] == ((pattern(l, 9) >> cls) & 1));
       REQUIRE(out[2][l] == ((0x3c0u >> negated) & 1));
+      REQUIRE(out[3][l] == uint32_t(cls == 0));  // signalling NaN: quiet bit (the mantissa's top) clear
+      REQUIRE(out[4][l] == uint32_t(cls == 1));
     }
   }
 }

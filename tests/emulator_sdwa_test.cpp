@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "emulator_lanes.hpp"
+#include "runtime/emulator/handler_registry.hpp"
+#include "runtime/emulator/lane_modifiers.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;
@@ -147,4 +149,41 @@ TEST_CASE("SDWA compares: selected sources, VCC or SGPR pair, v_cmpx writes EXEC
     REQUIRE(out[4][l] == uint32_t(eq));
     REQUIRE(out[5][l] == uint32_t(eq));
   }
+}
+
+TEST_CASE("DPP / SDWA names and control operands as LLVM 22 lays them out", "[emulator][sdwa][dpp]") {
+  CHECK(emu::base_opcode_name("V_MUL_F32_dpp_vi") == "V_MUL_F32");
+  CHECK(emu::base_opcode_name("V_CMP_EQ_U32_sdwa_gfx9") == "V_CMP_EQ_U32");
+  CHECK(emu::lane_form_of("V_MOV_B64_dpp_gfx9") == emu::LaneForm::Dpp);
+  CHECK(emu::lane_form_of("V_CVT_F32_FP8_sdwa_gfx9") == emu::LaneForm::Sdwa);
+  CHECK(emu::lane_form_of("V_MUL_F32_e64_vi") == emu::LaneForm::None);
+  struct Shape {
+    size_t sources;
+    std::vector<int64_t> controls;  // as the MCInst holds them
+    std::vector<int64_t> left;      // clamp [, omod] for the operation
+    uint8_t src0, src1, dst, unused;
+  };
+  const Shape shapes[] = {
+      {1, {0, 5, 2, 2}, {0}, 2, 6, 5, 2},              // v_mov_b32_sdwa: clamp, dst_sel, dst_unused, src0_sel
+      {1, {0, 1, 6, 0, 5}, {0, 1}, 5, 6, 6, 0},        // v_cvt_f32_f16_sdwa: clamp, omod, dst_sel, dst_unused, src0_sel
+      {1, {0, 0, 3}, {0, 0}, 3, 6, 6, 0},              // v_cvt_f32_fp8_sdwa: clamp, omod, src0_sel (no dst_sel)
+      {2, {1, 0, 4, 0, 5, 3}, {1, 0}, 5, 3, 4, 0},     // v_add_f32_sdwa: clamp, omod, dst_sel, dst_unused, sels
+      {2, {0, 4, 1, 5, 3}, {0}, 5, 3, 4, 1},           // v_add_u32_sdwa: clamp, dst_sel, dst_unused, sels
+      {2, {0, 2, 0}, {0}, 2, 0, 6, 0},                 // v_cmp_*_sdwa: clamp, src0_sel, src1_sel
+  };
+  for (const Shape& s : shapes) {
+    std::vector<int64_t> controls = s.controls;
+    emu::LaneControls out;
+    REQUIRE(emu::take_lane_controls(emu::LaneForm::Sdwa, s.sources, controls, out).empty());
+    CHECK(controls == s.left);
+    CHECK(out.source_sel[0] == s.src0);
+    CHECK(out.source_sel[1] == s.src1);
+    CHECK(out.dst_sel == s.dst);
+    CHECK(out.dst_unused == s.unused);
+  }
+  std::vector<int64_t> dpp = {0x153, 0xa, 0x3, 1};  // row_newbcast:3 row_mask:0xa bank_mask:0x3 bound_ctrl
+  emu::LaneControls out;
+  REQUIRE(emu::take_lane_controls(emu::LaneForm::Dpp, 2, dpp, out).empty());
+  CHECK(dpp.empty());
+  CHECK((out.dpp_ctrl == 0x153 && out.row_mask == 0xa && out.bank_mask == 0x3 && out.bound_ctrl));
 }
