@@ -1,6 +1,6 @@
 #pragma once
-// Runs a VALU snippet on one wave with per-lane inputs and returns per-lane
-// outputs: the harness of the lane-by-lane instruction tests.
+// Runs a VALU instruction sequence on one wave with per-lane inputs and returns
+// the registers it leaves, for tests whose expected values are computed per lane.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,7 +18,7 @@ using LaneFn = std::function<uint32_t(uint32_t lane)>;
 // stores the registers `outputs` and returns their values, [output][lane]. The
 // body must leave EXEC all ones and v3 as it is.
 inline std::vector<std::vector<uint32_t>> run_lanes(const std::string& body, const std::vector<LaneFn>& inputs,
-                                                    const std::vector<int>& outputs, int vgprs = 64) {
+                                             const std::vector<int>& outputs, const KernelShape& shape = {}) {
   std::string text = "  s_load_dwordx4 s[4:7], s[0:1], 0\n  v_lshlrev_b32 v3, 2, v0\n  s_waitcnt lgkmcnt(0)\n";
   for (size_t i = 0; i < inputs.size(); ++i)
     text += fmt::format("  global_load_dword v{}, v3, s[4:5] offset:{}\n", 10 + i, 256 * i);
@@ -28,8 +28,6 @@ inline std::vector<std::vector<uint32_t>> run_lanes(const std::string& body, con
     text += fmt::format("  global_store_dword v3, v{}, s[6:7] offset:{}\n", outputs[o], 256 * (o % 16));
   }
   text += "  s_waitcnt vmcnt(0)\n  s_endpgm\n";
-  KernelShape shape;
-  shape.vgprs = shape.accum_offset = vgprs;
   const TestKernel k = TestKernel::build(text, shape);
   std::vector<uint32_t> in(64 * std::max<size_t>(inputs.size(), 1)), out(64 * outputs.size(), 0xdeadbeef);
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -45,8 +43,7 @@ inline std::vector<std::vector<uint32_t>> run_lanes(const std::string& body, con
   return result;
 }
 
-inline uint32_t pattern(uint32_t lane, uint32_t salt) {
-  return (lane * 0x9e3779b9u) ^ (salt * 0x85ebca6bu) ^ (salt << 7);
-}
+// A lane-dependent bit pattern.
+inline uint32_t pattern(uint32_t lane, uint32_t salt) { return (lane * 0x9e3779b9u) ^ (salt * 0x85ebca6bu) ^ (salt << 7); }
 
 }  // namespace cdna4::emutest
