@@ -71,13 +71,13 @@ TEST_CASE("cdna4-run: one greppable line per race report", "[runtime][cli]") {
   const auto races = lines_starting(r.output, "race ");
   REQUIRE(races.size() == 3);
   CHECK(races[0] ==
-        "race kind=register-read pc=0x18 wg=0,0,0 wave=0 other_pc=0x10 other_wave=0 at=v10 missing=vmcnt "
+        "race kind=register-read pc=0x18 count=1 wg=0,0,0 wave=0 other_pc=0x10 other_wave=0 at=v10 missing=vmcnt "
         "inst='v_add_u32_e64 v12, v10, 1' other_inst='global_load_dword v10, v3, s[4:5]'");
   CHECK(races[1] ==
-        "race kind=hazard pc=0x24 wg=0,0,0 wave=0 other_pc=0x18 other_wave=0 at=v12 missing=wait-states "
+        "race kind=hazard pc=0x24 count=1 wg=0,0,0 wave=0 other_pc=0x18 other_wave=0 at=v12 missing=wait-states "
         "rule=valu-result-read-by-mfma needed=2 passed=1 "
         "inst='v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]' other_inst='v_add_u32_e64 v12, v10, 1'");
-  CHECK_THAT(races[2], Catch::StartsWith("race kind=hazard pc=0x2c ") &&
+  CHECK_THAT(races[2], Catch::StartsWith("race kind=hazard pc=0x2c count=1 ") &&
                            Catch::Contains(" at=a2 missing=wait-states rule=mfma-result-read-by-valu-or-memory "
                                            "needed=8 passed=0 inst='v_accvgpr_read_b32 v1, a2'"));
 }
@@ -99,11 +99,13 @@ TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime
   REQUIRE(races.size() == 3);
   CHECK(races[0]["kind"] == "register-read");
   CHECK(races[0]["pc"] == 0x18);
+  CHECK(races[0]["count"] == 1);
   CHECK(races[0]["other_pc"] == 0x10);
   CHECK(races[0]["location"] == nlohmann::json({{"space", "vgpr"}, {"first", 10}, {"count", 1}}));
   CHECK(races[0]["missing"] == "vmcnt");
   CHECK(races[0]["workgroup"] == nlohmann::json::array({0, 0, 0}));
   CHECK_FALSE(races[0].contains("rule"));
+  CHECK(j["dropped_races"] == 0);
   CHECK(races[2]["kind"] == "hazard");
   CHECK(races[2]["rule"] == "mfma-result-read-by-valu-or-memory");
   CHECK(races[2]["wait_states_needed"] == 8);
@@ -111,6 +113,68 @@ TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime
   CHECK(races[2]["location"]["space"] == "agpr");
   CHECK(races[2]["other_instruction"] == "v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]");
   CHECK_THAT(races[2]["what"].get<std::string>(), Catch::Contains("needs 8 wait states"));
+}
+
+// Four waves write M0 (each its own LDS bytes) right before an LDS-DMA load on
+// each of 10 trips, then read a transcendental result at once: two groups, 40
+// and 4 occurrences.
+const char* kRepeated = R"(
+  s_mov_b64 s[4:5], 0
+  s_mov_b64 s[6:7], 0
+  v_mov_b32 v1, 0
+  v_lshrrev_b32 v5, 6, v0
+  v_lshlrev_b32 v5, 8, v5
+  v_readfirstlane_b32 s9, v5
+  s_mov_b32 s8, 10
+trip:
+  s_mov_b32 m0, s9
+  buffer_load_dword v1, s[4:7], 0 offen lds
+  s_waitcnt vmcnt(0)
+  s_sub_u32 s8, s8, 1
+  s_cmp_lg_u32 s8, 0
+  s_cbranch_scc1 trip
+  v_mov_b32 v2, 1.0
+  v_exp_f32 v3, v2
+  v_add_f32 v4, 1.0, v3
+  s_endpgm
+)";
+
+TEST_CASE("cdna4-run: reports grouped by kind, rule and pc with counts", "[runtime][cli]") {
+  TempDir dir;
+  emutest::KernelShape shape;
+  shape.sgprs = 16;
+  shape.lds = 1024;
+  shape.kernarg_size = 8;
+  shape.max_workgroup_size = 256;
+  shape.args = "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n";
+  const std::string k = dir.file("repeated.hsaco");
+  test::write_binary(k, codegen::build_hsaco(emutest::kernel_source(kRepeated, shape), "repeated.s"));
+
+  auto r = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256"});
+  INFO(r.output);
+  CHECK(r.status == 3);
+  auto races = lines_starting(r.output, "race ");
+  REQUIRE(races.size() == 2);
+  CHECK_THAT(races[0], Catch::Contains(" count=40 ") && Catch::Contains(" rule=m0-written-before-lds-dma "));
+  CHECK_THAT(races[1], Catch::Contains(" count=4 ") && Catch::Contains(" rule=trans-result-read-by-valu "));
+  CHECK(lines_starting(r.output, "races not kept").empty());
+
+  auto capped = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256", "--max-races", "1"});
+  INFO(capped.output);
+  CHECK(capped.status == 3);
+  races = lines_starting(capped.output, "race ");
+  REQUIRE(races.size() == 1);
+  CHECK_THAT(races[0], Catch::Contains(" count=40 "));
+  CHECK(lines_starting(capped.output, "races not kept: 4 occurrences in groups beyond the first 1").size() == 1);
+
+  auto json = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256", "--max-races", "1", "--json"});
+  INFO(json.output);
+  CHECK(json.status == 3);
+  const nlohmann::json j = nlohmann::json::parse(json.output);
+  REQUIRE(j["races"].size() == 1);
+  CHECK(j["races"][0]["count"] == 40);
+  CHECK(j["races"][0]["rule"] == "m0-written-before-lds-dma");
+  CHECK(j["dropped_races"] == 4);
 }
 
 TEST_CASE("cdna4-run: --check lists what the emulator cannot execute", "[runtime][cli]") {

@@ -386,8 +386,6 @@ int main(int argc, char** argv) {
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
     if (o.json) {
-      nlohmann::json races = nlohmann::json::array();
-      for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
       nlohmann::json j = {
           {"schedule", schedule.name},
           {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
@@ -399,8 +397,8 @@ int main(int argc, char** argv) {
           {"instructions", run.launch.instructions},
           {"mfma_macs", run.launch.mfma_macs},
           {"wall_seconds", wall},
-          {"races", races},
       };
+      cdna4::tools::add_races_json(j, run.launch);
       if (diff) j["differing_elements"] = *diff;
       if (run.launch.model) {
         j["model"] = cdna4::tools::model_json(*run.launch.model);
@@ -423,7 +421,7 @@ int main(int argc, char** argv) {
       fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
       cdna4::tools::print_model_lines(*run.launch.model);
     }
-    for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+    cdna4::tools::print_race_lines(run.launch, config.max_races);
     return status;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());
