@@ -23,6 +23,7 @@
 #include "runtime/emulator/aperture.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/hazard_check.hpp"
+#include "runtime/emulator/lane_modifiers.hpp"
 #include "runtime/emulator/program.hpp"
 #include "common/limits.hpp"
 
@@ -175,10 +176,14 @@ bool has_suffix(std::string_view s, std::string_view suffix) {
 constexpr uint8_t kDestinationHalfHigh = 0x80;  // VectorControl src0 while decoding: op_sel[3]
 
 // LLVM's source-modifier operand (SISrcMods): bit 0 neg (neg_lo for VOP3P),
-// bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi.
-constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
+// bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi, bit 4 SDWA sext.
+constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8, kSext = 16;
 
-std::string apply_source_modifiers(OperandForm form, int64_t mods, Operand& op) {
+std::string apply_source_modifiers(OperandForm form, LaneForm lane, int64_t mods, Operand& op) {
+  if (lane == LaneForm::Sdwa && (mods & kSext)) {
+    op.packed |= packed_sel::kSignExtend;
+    mods &= ~kSext;
+  }
   op.neg = (mods & kNeg) != 0;
   if (form == OperandForm::VectorControl) {
     // Non-packed op_sel: bit 2 selects this source's high half; bit 3 (on
@@ -426,9 +431,12 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
       size_t start = printed.find_first_not_of(" \t");
       printed = start == std::string::npos ? printed : printed.substr(start);
       std::string base = base_opcode_name(name);
+      const LaneForm lane = lane_form_of(name);
       const HandlerEntry* entry = registry.find(base);
       if (!entry) {
         error = "unsupported instruction";
+      } else if (lane != LaneForm::None && entry->form != OperandForm::Vector && entry->form != OperandForm::Compare) {
+        error = "DPP / SDWA form of this operation is not modelled";
       } else {
         const llvm::MCInstrDesc& desc = d.mii->get(mc.getOpcode());
         RawOperands raw;
@@ -440,10 +448,13 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
             pending_mods = mop.getImm();
             continue;
           }
+          if (lane == LaneForm::Dpp && i == desc.getNumDefs() && mop.isReg() &&
+              desc.getOperandConstraint(i, llvm::MCOI::TIED_TO) == 0)
+            continue;  // DPP "old": the destination's value, kept in lanes that do not execute
           if (mop.isReg()) {
             Operand op;
             error = register_operand(d.mri->getName(mop.getReg()), accum_offset, op);
-            if (error.empty()) error = apply_source_modifiers(entry->form, pending_mods, op);
+            if (error.empty()) error = apply_source_modifiers(entry->form, lane, pending_mods, op);
             pending_mods = 0;
             (i < desc.getNumDefs() ? raw.defs : raw.values).push_back(op);
           } else if (mop.isImm()) {
@@ -453,7 +464,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
               Operand op;
               op.kind = OperandKind::Imm;
               op.imm = static_cast<uint64_t>(mop.getImm());
-              error = apply_source_modifiers(entry->form, pending_mods, op);
+              error = apply_source_modifiers(entry->form, lane, pending_mods, op);
               pending_mods = 0;
               raw.values.push_back(op);
             }
@@ -461,10 +472,16 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
             error = "symbolic operand cannot be executed";
           }
         }
+        LaneControls lane_controls;
+        if (error.empty() && lane != LaneForm::None)
+          error = take_lane_controls(lane, raw.values.size(), raw.controls, lane_controls);
         if (error.empty()) error = canonicalize(*entry, base, raw, in);
         if (error.empty()) {
           in.exec = entry->fn;
           in.aux = entry->aux;
+          if (lane != LaneForm::None) error = attach_lane_modifier(lane, lane_controls, in, *program);
+        }
+        if (error.empty()) {
           in.async = async_class_of(entry->form);
           if (entry->flags & hflag::kBranch) branches.emplace_back(in.id, static_cast<int16_t>(in.offset));
           for (auto& op : in.dst) add_access(in, op, true);

@@ -77,6 +77,7 @@ void register_scalar_alu(HandlerRegistry&);
 void register_program_control(HandlerRegistry&);
 void register_vector_integer(HandlerRegistry&);
 void register_vector_float(HandlerRegistry&);
+void register_vector_compare(HandlerRegistry&);
 void register_vector_packed(HandlerRegistry&);
 void register_vector_gfx950(HandlerRegistry&);
 void register_matrix(HandlerRegistry&);
@@ -88,8 +89,8 @@ void register_flat_memory(HandlerRegistry&);
 void register_scalar_store(HandlerRegistry&);
 
 // "V_ADD_U32_e64_gfx9" -> "V_ADD_U32", "V_MFMA_F32_16X16X128_F8F6F4_f8_f4_gfx940_acd"
-// -> "V_MFMA_F32_16X16X128_F8F6F4"; forms the emulator does not model (SDWA, DPP)
-// keep a marker so they stay unknown.
+// -> "V_MFMA_F32_16X16X128_F8F6F4", "V_MUL_F32_dpp_vi" -> "V_MUL_F32" (the DPP /
+// SDWA form is told by lane_form_of).
 std::string base_opcode_name(std::string_view llvm_name);
 
 }  // namespace cdna4::emu

@@ -1,4 +1,4 @@
-// VOP1 / VOP2 / VOP3 / VOPC fp32 arithmetic and conversions. Host IEEE fp32
+// VOP1 / VOP2 / VOP3 fp32 arithmetic and conversions (compares: ops_vector_compare.cpp). Host IEEE fp32
 // with round-to-nearest-even and denormals kept; VOP3 neg/abs on sources,
 // omod then clamp on results.
 #include <cmath>
@@ -45,17 +45,6 @@ template <auto F> void iop1_to_float(Wave& w, const Inst& in) {
   fetch(w, in.src[0], a);
   for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(a[l])));
   store_lanes(w, in.dst[0].index, r);
-}
-
-template <auto F, bool kWritesExec> void fcmp(Wave& w, const Inst& in) {
-  LaneValues a, b;
-  fetch_f32(w, in.src[0], a);
-  fetch_f32(w, in.src[1], b);
-  uint64_t mask = 0;
-  for (int l = 0; l < kLanes; ++l) mask |= uint64_t(F(as_float(a[l]), as_float(b[l]))) << l;
-  mask &= w.exec();
-  w.set_s64(in.dst[0].index, mask);
-  if (kWritesExec) w.set_s64(sreg::kExecLo, mask);
 }
 
 // Round-to-nearest-even fp32 -> bf16; NaN stays a quiet NaN of the same sign.
@@ -114,10 +103,6 @@ using Entry = VectorOpEntry;
 
 constexpr uint16_t kMods = hflag::kFloatModifiers;
 
-#define CMP_F32(OP, EXPR)                                                            \
-  {"V_CMP_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), false>, kMods}, \
-  {"V_CMPX_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), true>, kMods}
-
 const Entry kVectorFloatOps[] = {
     {"V_ADD_F32", fop2<([](float a, float b) { return a + b; })>, kMods},
     {"V_SUB_F32", fop2<([](float a, float b) { return a - b; })>, kMods},
@@ -144,17 +129,7 @@ const Entry kVectorFloatOps[] = {
     {"V_CVT_PK_BF16_F32", v_cvt_pk_bf16_f32, hflag::kSourceModifiersOnly},
     {"V_CVT_F16_F32", fop1_to_int<to_f16>, hflag::kSourceModifiersOnly},
     {"V_CVT_F32_F16", iop1_to_float<from_f16>, 0},
-    CMP_F32("EQ", a == b),
-    CMP_F32("LG", a < b || a > b),
-    CMP_F32("LT", a < b),
-    CMP_F32("LE", a <= b),
-    CMP_F32("GT", a > b),
-    CMP_F32("GE", a >= b),
-    CMP_F32("NEQ", !(a == b)),
-    CMP_F32("O", !std::isnan(a) && !std::isnan(b)),
-    CMP_F32("U", std::isnan(a) || std::isnan(b)),
 };
-#undef CMP_F32
 
 }  // namespace
 

@@ -227,7 +227,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     w.priority = 0;
     w.barrier_epoch = 0;
     std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0u);
-    w.vgpr_storage.resize(size_t(kRegisterFile) * kLanes);
+    w.vgpr_storage.resize(size_t(kRegisterFile + scratch::kCount) * kLanes);
     w.async.reset();
     w.hazards.reset();
     init_scalar_state(w, s, id);
