@@ -23,6 +23,7 @@ struct KernelShape {
   bool workgroup_id_z = false;
   int workitem_id_dims = 0;  // 0: X, 1: XY, 2: XYZ
   int max_workgroup_size = 1024;
+  std::string descriptor;  // extra kernel descriptor directives, e.g. "  .amdhsa_ieee_mode 0\n"
   std::string args;  // metadata ".args:" entries, e.g. "      - { .name: out, .offset: 0, ... }\n"
 };
 
@@ -50,7 +51,7 @@ k:
   .amdhsa_accum_offset {}
   .amdhsa_group_segment_fixed_size {}
   .amdhsa_kernarg_size {}
-.end_amdhsa_kernel
+{}.end_amdhsa_kernel
 .amdgpu_metadata
 ---
 amdhsa.version: [ 1, 2 ]
@@ -70,7 +71,7 @@ amdhsa.kernels:
 .end_amdgpu_metadata
 )",
                      body, int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
-                     s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
+                     s.accum_offset, s.lds, s.kernarg_size, s.descriptor, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
                      s.vgprs - s.accum_offset, s.max_workgroup_size,
                      s.args.empty() ? "" : "    .args:\n" + s.args);
 }

@@ -179,13 +179,14 @@ constexpr uint8_t kDestinationHalfHigh = 0x80;  // VectorControl src0 while deco
 // bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi, bit 4 SDWA sext.
 constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8, kSext = 16;
 
-std::string apply_source_modifiers(OperandForm form, LaneForm lane, int64_t mods, Operand& op) {
+std::string apply_source_modifiers(const HandlerEntry& entry, LaneForm lane, int64_t mods, Operand& op) {
+  const OperandForm form = entry.form;
   if (lane == LaneForm::Sdwa && (mods & kSext)) {
     op.packed |= packed_sel::kSignExtend;
     mods &= ~kSext;
   }
   op.neg = (mods & kNeg) != 0;
-  if (form == OperandForm::VectorControl) {
+  if (form == OperandForm::VectorControl || (form == OperandForm::Vector && (entry.flags & hflag::kOpSel))) {
     // Non-packed op_sel: bit 2 selects this source's high half; bit 3 (on
     // src0) the destination's, moved to dst[0] by canonicalize.
     op.abs = (mods & kAbsOrNegHigh) != 0;
@@ -293,6 +294,15 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       if ((entry.flags & hflag::kImplicitVccOut) && raw.defs.size() == 1) in.dst[1] = vcc_operand();
       set_srcs(0, v.size());
       if ((entry.flags & hflag::kImplicitVccIn) && in.num_src == 2) in.src[in.num_src++] = vcc_operand();
+      for (int i = 0; i < in.num_src; ++i) {
+        if (in.src[i].packed & kDestinationHalfHigh) {
+          if (!(entry.flags & hflag::kOpSelDestination)) return "op_sel on the destination is not supported";
+          in.dst[0].packed |= packed_sel::kHalfHigh;
+          in.src[i].packed &= ~kDestinationHalfHigh;
+        }
+        const bool select_allowed = (entry.flags & hflag::kOpSelSources) || ((entry.flags & hflag::kOpSelShiftSource) && i == 2);
+        if ((in.src[i].packed & packed_sel::kHalfHigh) && !select_allowed) return "op_sel on this source is not supported";
+      }
       in.clamp = static_cast<uint8_t>(control(0));
       in.omod = static_cast<uint8_t>(control(1));
       for (size_t i = 2; i < c.size(); ++i)
@@ -454,7 +464,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
           if (mop.isReg()) {
             Operand op;
             error = register_operand(d.mri->getName(mop.getReg()), accum_offset, op);
-            if (error.empty()) error = apply_source_modifiers(entry->form, lane, pending_mods, op);
+            if (error.empty()) error = apply_source_modifiers(*entry, lane, pending_mods, op);
             pending_mods = 0;
             (i < desc.getNumDefs() ? raw.defs : raw.values).push_back(op);
           } else if (mop.isImm()) {
@@ -464,7 +474,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
               Operand op;
               op.kind = OperandKind::Imm;
               op.imm = static_cast<uint64_t>(mop.getImm());
-              error = apply_source_modifiers(entry->form, lane, pending_mods, op);
+              error = apply_source_modifiers(*entry, lane, pending_mods, op);
               pending_mods = 0;
               raw.values.push_back(op);
             }

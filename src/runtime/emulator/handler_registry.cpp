@@ -14,6 +14,10 @@ const HandlerRegistry& handler_registry() {
     register_vector_compare(r);
     register_vector_packed(r);
     register_vector_gfx950(r);
+    register_vector_transcendental(r);
+    register_vector_minmax3(r);
+    register_vector_convert(r);
+    register_vector_bits(r);
     register_matrix(r);
     register_scalar_memory(r);
     register_local_memory(r);

@@ -38,6 +38,11 @@ constexpr uint16_t kPackedSelectOnly = 32;     // Packed: op_sel honoured; neg, 
 constexpr uint16_t kIntegerClamp = 64;         // integer operation honouring clamp (saturation); omod rejected
 constexpr uint16_t kMatrixFormats = 128;       // Matrix: cbsz / blgp are A's / B's f8f6f4 formats
 constexpr uint16_t kMatrixScales = 256;        // Matrix: two scale VGPRs, op_sel / op_sel_hi pick their bytes
+// Vector: VOP3 op_sel (decoded into packed_sel::kHalfHigh of the operand) honoured on
+constexpr uint16_t kOpSelDestination = 512;    // dst[0] (op_sel[3]: the destination's high half)
+constexpr uint16_t kOpSelSources = 1024;       // every source (op_sel[s]: source s's high half)
+constexpr uint16_t kOpSelShiftSource = 2048;   // src[2] only (v_alignbit/alignbyte: the shift's half)
+constexpr uint16_t kOpSel = kOpSelDestination | kOpSelSources | kOpSelShiftSource;
 }  // namespace hflag
 
 struct HandlerEntry {
@@ -80,6 +85,10 @@ void register_vector_float(HandlerRegistry&);
 void register_vector_compare(HandlerRegistry&);
 void register_vector_packed(HandlerRegistry&);
 void register_vector_gfx950(HandlerRegistry&);
+void register_vector_transcendental(HandlerRegistry&);
+void register_vector_minmax3(HandlerRegistry&);
+void register_vector_convert(HandlerRegistry&);
+void register_vector_bits(HandlerRegistry&);
 void register_matrix(HandlerRegistry&);
 void register_scalar_memory(HandlerRegistry&);
 void register_local_memory(HandlerRegistry&);

@@ -225,12 +225,6 @@ const Entry kVectorIntegerOps[] = {
     {"V_BFE_I32", vop3<bfe_i>, 0},
     {"V_BFI_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (~a & c); })>, 0},
     {"V_PERM_B32", vop3<perm>, 0},
-    {"V_ALIGNBIT_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) {
-       return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31));
-     })>, 0},
-    {"V_ALIGNBYTE_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) {
-       return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3)));
-     })>, 0},
     {"V_ADD_I32", v_addsub_i32<false>, hflag::kIntegerClamp},
     {"V_SUB_I32", v_addsub_i32<true>, hflag::kIntegerClamp},
     {"V_CNDMASK_B32", v_cndmask_b32, hflag::kImplicitVccIn},
