@@ -10,9 +10,10 @@
 // Tolerances (max |O - reference| over all elements; LSE separately):
 // - bf16 kernels: 2e-2 for O. O is stored in bf16 (rounded by AITER, truncated
 //   by HipKittens: up to 2^-8 relative, |O| < 2 here) and P enters the PV MFMA as
-//   bf16 (2^-9 relative per weight); LSE 1e-3 (fp32 throughout).
+//   bf16 (2^-9 relative per weight); 1e-2 for LSE: HipKittens rounds Q times
+//   the scale to bf16 before QK^T (2^-9 relative on scores of magnitude < 5).
 // - fp8 kernels: 1e-1 for O: P enters the PV MFMA in e4m3 (2^-4 relative per
-//   weight); LSE 1e-2.
+//   weight); 1e-2 for LSE.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -133,7 +134,7 @@ inline AttentionError attention_error(const AttentionData& d, const std::vector<
 inline void run_attention_case(const AttentionCase& c) {
   const double scale = 1.0 / std::sqrt(double(c.shape.dim));
   const AttentionData d = make_attention_data(c.shape, c.fp8, scale);
-  const double o_tolerance = c.fp8 ? 1e-1 : 2e-2, lse_tolerance = c.fp8 ? 1e-2 : 1e-3;
+  const double o_tolerance = c.fp8 ? 1e-1 : 2e-2, lse_tolerance = 1e-2;
   cdna4::EmulatorConfig config;
   config.max_races = kMaxReports;
   cdna4::Device dev = cdna4::Device::emulator(config);
@@ -172,7 +173,7 @@ inline void run_attention_rows(const std::string& hk_dir, const std::string& ait
   const std::vector<AttentionCase> cases = attention_cases(hk_dir, aiter_dir);
   if (cases.empty()) return;
   fmt::print("\nattention: max |O - float64 reference|, max |LSE - reference|, within tolerance "
-             "(bf16 2e-2 / 1e-3, fp8 1e-1 / 1e-2)\n");
+             "(O: bf16 2e-2, fp8 1e-1; LSE 1e-2)\n");
   fmt::print("{:<44} {:>22} {:<10} {:<30} {:>7} {:>12} {:>14}\n", "kernel", "problem", "mode", "error", "emu s",
              "races", "hazards");
   for (const AttentionCase& c : cases)
