@@ -11,7 +11,7 @@
 #include <functional>
 #include <limits>
 
-#include "emulator_lanes.hpp"
+#include "emulator_lane_kernel.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <functional>
 
-#include "emulator_lanes.hpp"
+#include "emulator_lane_kernel.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;
@@ -65,7 +65,9 @@ TEST_CASE("DPP: every dpp_ctrl moves src0 lanes as the ISA's table, with and wit
     outputs.push_back(plain);
     outputs.push_back(zero_fill);
   }
-  const auto out = run_lanes(body, {source_value, old_value}, outputs, 256);
+  KernelShape shape;
+  shape.vgprs = shape.accum_offset = 256;
+  const auto out = run_lanes(body, {source_value, old_value}, outputs, shape);
   for (size_t i = 0; i < controls.size(); ++i) {
     for (int l = 0; l < 64; ++l) {
       INFO(controls[i].syntax << " lane " << l);

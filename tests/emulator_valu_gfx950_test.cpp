@@ -7,7 +7,7 @@
 #include <cmath>
 #include <functional>
 
-#include "emulator_lanes.hpp"
+#include "emulator_lane_kernel.hpp"
 #include "support/errors.hpp"
 
 using namespace cdna4;
@@ -24,6 +24,7 @@ uint32_t bitop3_reference(uint32_t table, uint32_t s0, uint32_t s1, uint32_t s2)
   }
   return r;
 }
+
 
 }  // namespace
 

@@ -22,8 +22,8 @@ LaneForm lane_form_of(std::string_view llvm_name);
 struct LaneControls {
   uint32_t dpp_ctrl = 0, row_mask = 0xf, bank_mask = 0xf;
   bool bound_ctrl = false;
-  uint8_t source_sel[2] = {6, 6};
-  uint8_t dst_sel = 6, dst_unused = 0;
+  uint8_t source_sel[2] = {gfx950::sdwa::kDword, gfx950::sdwa::kDword};
+  uint8_t dst_sel = gfx950::sdwa::kDword, dst_unused = gfx950::sdwa::kPad;
 };
 
 // Removes the DPP controls (dpp_ctrl, row_mask, bank_mask, bound_ctrl) or the

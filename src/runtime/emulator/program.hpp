@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "common/wait_state_rules.hpp"
+#include "common/lane_modifiers.hpp"
 #include "common/limits.hpp"
+#include "common/wait_state_rules.hpp"
 
 namespace cdna4::emu {
 
@@ -118,11 +119,11 @@ struct LaneModifier {
   uint64_t write_lanes = ~0ull;                // row_mask x bank_mask
   bool bound_ctrl = false;                     // an invalid source lane reads 0 instead of disabling the lane
   // SDWA
-  uint8_t source_sel[2] = {6, 6};  // gfx950::sdwa::Select; DWORD sources are not prepared
+  uint8_t source_sel[2] = {gfx950::sdwa::kDword, gfx950::sdwa::kDword};  // DWORD sources are not prepared
   bool sign_extend[2] = {false, false};
   Operand dst;                     // the real VGPR destination when dst_sel is not DWORD (op writes scratch)
-  uint8_t dst_sel = 6;
-  uint8_t dst_unused = 0;
+  uint8_t dst_sel = gfx950::sdwa::kDword;
+  uint8_t dst_unused = gfx950::sdwa::kPad;
 };
 
 struct Program {
