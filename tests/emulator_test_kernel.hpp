@@ -83,6 +83,25 @@ amdhsa.kernels:
                      s.args.empty() ? "" : "    .args:\n" + s.args);
 }
 
+// Assembly snippets for hand-written kernels.
+// v[d:d+1] = s[b:b+1] + v[o] (a 64-bit global address per lane).
+inline std::string lane_address(int d, int b, int o) {
+  return fmt::format("  v_mov_b32 v{1}, s{3}\n  v_add_co_u32 v{0}, vcc, s{2}, v{4}\n  v_addc_co_u32 v{1}, vcc, 0, v{1}, vcc\n",
+                     d, d + 1, b, b + 1, o);
+}
+// s[d:d+3] = a buffer resource over `records` bytes (stride 0) or records of `stride` bytes at s[b:b+1].
+inline std::string buffer_resource(int d, int b, uint32_t records, uint32_t stride = 0) {
+  return fmt::format("  s_mov_b32 s{0}, s{4}\n  s_and_b32 s{1}, s{5}, 0xffff\n  s_or_b32 s{1}, s{1}, 0x{6:x}\n"
+                     "  s_mov_b32 s{2}, 0x{7:x}\n  s_mov_b32 s{3}, 0\n",
+                     d, d + 1, d + 2, d + 3, b, b + 1, stride << 16, records);
+}
+// Stores v[v] of every lane at s[b:b+1] + v[a], then moves s[b:b+1] on by 256 bytes
+// (one dword per lane of a wave: the next result's slot).
+inline std::string store_and_advance(int v, int a, int b) {
+  return fmt::format("  global_store_dword v{0}, v{1}, s[{2}:{3}]\n  s_add_u32 s{2}, s{2}, 0x100\n  s_addc_u32 s{3}, s{3}, 0\n",
+                     a, v, b, b + 1);
+}
+
 struct TestKernel {
   std::vector<uint8_t> hsaco;
   CodeObject code;

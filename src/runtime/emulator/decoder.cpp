@@ -353,31 +353,27 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
         if (c[i] != 0) return "tfe/swz buffer bits are not supported";
       break;
     }
-    case OperandForm::GlobalMemory: {
-      if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
-      bool store = base.find("_STORE_") != std::string::npos;
-      int vgprs = 0;
-      for (auto& op : v) {
-        if (op.kind == OperandKind::Sgpr) in.src[2] = op;
-        else if (op.kind == OperandKind::Vgpr) in.src[vgprs++ == 0 ? 0 : 1] = op;
-        else return "unexpected immediate operand";
-      }
-      if (store && vgprs != 2) return "cannot find address and data operands";
-      in.num_src = 3;
-      in.offset = flat_offset(control(0));
-      break;
-    }
+    case OperandForm::GlobalMemory:
     case OperandForm::ScratchMemory: {
-      // LLVM lists a store's data before its address; a load's only VGPR source is the address.
+      // Global: vaddr, then the data (stores, atomics). Scratch: LLVM lists a
+      // store's data first, then the address if the form has one.
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
-      bool store = base.find("_STORE_") != std::string::npos;
+      const bool store = base.find("_STORE_") != std::string::npos;
+      const bool scratch = entry.form == OperandForm::ScratchMemory;
       int vgprs = 0;
       for (auto& op : v) {
-        if (op.kind == OperandKind::Sgpr) in.src[2] = op;
-        else if (op.kind == OperandKind::Vgpr) in.src[store && vgprs++ == 0 ? 1 : 0] = op;
-        else return "unexpected immediate operand";
+        if (op.kind == OperandKind::Sgpr) {
+          in.src[2] = op;
+        } else if (op.kind == OperandKind::Vgpr) {
+          const bool data = scratch ? store && vgprs == 0 : vgprs > 0;
+          in.src[data ? 1 : 0] = op;
+          ++vgprs;
+        } else {
+          return "unexpected immediate operand";
+        }
       }
-      if (store && in.src[1].kind != OperandKind::Vgpr) return "cannot find the data operand";
+      if (store && (in.src[1].kind != OperandKind::Vgpr || (!scratch && vgprs != 2)))
+        return "cannot find address and data operands";
       in.num_src = 3;
       in.offset = flat_offset(control(0));
       break;

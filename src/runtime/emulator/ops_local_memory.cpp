@@ -131,15 +131,30 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   submit(w, in, op);
 }
 
-// ds_read_{u8,i8,u16,i16}{,_d16,_d16_hi}: a naturally aligned byte or short,
-// extended into the lane's register or into one half of it (sub_dword.hpp).
-// Races are tracked per dword, so two waves touching different bytes of one
-// dword without synchronisation are reported too.
-template <uint32_t kBytes, bool kSign, bool kD16, bool kHigh> void ds_read_sub(Wave& w, const Inst& in) {
-  constexpr sub_dword::LoadForm form{kBytes, kSign, kD16, kHigh};
+// The active lanes of a byte or short DS access: each lane's address + offset,
+// naturally aligned and inside LDS, traced and tracked for races (per dword, so
+// two waves touching different bytes of one dword unsynchronised are reported too).
+template <class F>
+void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, uint64_t exec, F&& visit) {
   LaneValues address;
   fetch(w, in.src[0], address);
-  uint64_t exec = w.exec();
+  TraceRecorder* trace = w.wg->tracer.get();
+  bool track = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
+    check_lds_range(w, in, at, bytes, bytes);
+    visit(l, uint32_t(at));
+    if (trace) trace->add(at, bytes, l);
+    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), bytes, write);
+  }
+}
+
+// ds_read_{u8,i8,u16,i16}{,_d16,_d16_hi}: a byte or short extended into the
+// lane's register or into one half of it (sub_dword.hpp).
+template <uint32_t kBytes, bool kSign, bool kD16, bool kHigh> void ds_read_sub(Wave& w, const Inst& in) {
+  constexpr sub_dword::LoadForm form{kBytes, kSign, kD16, kHigh};
+  const uint64_t exec = w.exec();
   const uint8_t* lds = w.wg->lds.data();
   const uint32_t* old = w.v(in.dst[0].index);
   PendingOp& op = begin_op(w, AsyncClass::Lds);
@@ -148,41 +163,26 @@ template <uint32_t kBytes, bool kSign, bool kD16, bool kHigh> void ds_read_sub(W
   op.dwords = 1;
   op.lanes = exec;
   op.values.assign(kLanes, 0);
-  TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
-    check_lds_range(w, in, at, kBytes, kBytes);
+  each_sub_dword_lane(w, in, kBytes, false, exec, [&](int l, uint32_t at) {
     uint32_t raw = 0;
     std::memcpy(&raw, lds + at, kBytes);
     op.values[l] = sub_dword::loaded(form, raw, old[l]);
-    if (trace) trace->add(at, kBytes, l);
-    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), kBytes, false);
-  }
+  });
   submit(w, in, op);
 }
 
-// ds_write_b8 / b16 (_d16_hi: the data's high half): a naturally aligned byte or short.
+// ds_write_b8 / b16 (_d16_hi: the data's high half).
 template <uint32_t kBytes, bool kHigh> void ds_write_sub(Wave& w, const Inst& in) {
-  LaneValues address, data;
-  fetch(w, in.src[0], address);
+  LaneValues data;
   fetch(w, in.src[1], data);
-  uint64_t exec = w.exec();
+  const uint64_t exec = w.exec();
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
   op.lds_width = kBytes;
-  TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
-    check_lds_range(w, in, at, kBytes, kBytes);
-    op.lds_address.push_back(uint32_t(at));
+  each_sub_dword_lane(w, in, kBytes, true, exec, [&](int l, uint32_t at) {
+    op.lds_address.push_back(at);
     op.values.push_back(sub_dword::stored(data[l], kHigh));
-    if (trace) trace->add(at, kBytes, l);
-    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), kBytes, true);
-  }
+  });
   submit(w, in, op);
 }
 
