@@ -17,6 +17,7 @@
 
 #include "cdna4/runtime.hpp"
 #include "cli_conventions.hpp"
+#include "cli_names.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "raw_kernarg.hpp"
@@ -71,6 +72,8 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
+  --mfma-policy NAME      emulator: how MFMAs add, fp32-fma-chain-k-order (default) or
+                          cdna3-fused-groups (docs/emulator.md)
   --max-instructions N    emulator: stop after N wave-instructions (default 2^36; 0: no limit)
   --timeout SECONDS       emulator: stop after SECONDS of wall time (default 600; 0: no limit)
   --max-races N           emulator: keep at most N race/hazard groups (default 16)
@@ -110,6 +113,7 @@ struct Options {
   size_t max_races = cdna4::EmulatorConfig{}.max_races;
   bool instant = false;
   bool model_only = false;
+  cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
   std::string trace;
   std::string timeline;
   std::optional<std::string> kernarg_file;
@@ -184,6 +188,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--instant") o.instant = true;
     else if (a == "--model-only") o.model_only = true;
     else if (a == "--max-races") o.max_races = parse_uint(value(), "--max-races");
+    else if (a == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), a);
     else if (a == "--trace") o.trace = value();
     else if (a == "--timeline") o.timeline = value();
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
@@ -412,6 +417,7 @@ cdna4::Device open_device(const Options& o) {
   config.instant_completion = o.instant;
   config.model_only = o.model_only;
   config.max_races = o.max_races;
+  config.mfma_policy = o.mfma_policy;
   config.model_timeline = !o.trace.empty() || !o.timeline.empty();
   if (o.seed) config.seed = *o.seed;
   return cdna4::Device::open(o.device, config);

@@ -21,6 +21,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/model_report.hpp"
 #include "cdna4/race_report.hpp"
+#include "cdna4/vocabulary.hpp"
 
 namespace cdna4 {
 
@@ -211,6 +212,9 @@ struct EmulatorConfig {
   // Model device: fill ModelReport::timeline (per wave: MFMAs, memory
   // operations in flight, waits, barriers) for a timeline view.
   bool model_timeline = false;
+  // How MFMAs add their products (docs/emulator.md, "MFMA arithmetic policies"):
+  // the fp32 FMA chain in k order (default) or CDNA3's measured fused groups.
+  MfmaPolicy mfma_policy = MfmaPolicy::fp32_fma_chain_k_order;
 };
 
 // An instruction of a kernel the emulator cannot execute; occurrences with the

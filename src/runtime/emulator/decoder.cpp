@@ -235,7 +235,28 @@ std::string canonicalize_packed(const HandlerEntry& entry, RawOperands& raw, Ins
 // MFMA: src = A, B, C, then for scaled kinds the A / B scale VGPRs. Controls:
 // cbsz, abid, blgp (broadcasts: must be 0); f8f6f4 kinds cbsz, blgp as the A / B
 // formats, scaled kinds then each scale's op_sel / op_sel_hi (the byte it reads).
+// Sparse kinds (LLVM: D, A, B, index, D's tied input): A, B, the accumulator as
+// src[2] (where the hazard rules look for SrcC), the index VGPR as src[3];
+// cbsz / abid choose the index set, kept in `offset`.
+std::string canonicalize_sparse_matrix(const gfx950::MfmaInfo& kind, RawOperands& raw, Inst& in) {
+  if (raw.defs.size() != 1 || raw.values.size() != 4 || raw.controls.size() != 2) return "unexpected SMFMAC operands";
+  for (int from : {0, 1, 3, 2}) {
+    const Operand& op = raw.values[size_t(from)];
+    if (op.neg || op.abs) return "MFMA source modifiers are not supported";
+    in.src[in.num_src++] = op;
+  }
+  in.dst[0] = raw.defs[0];
+  const Operand& index = in.src[3];
+  if (index.kind != OperandKind::Vgpr || index.is_agpr || index.dwords != 1)
+    return "SMFMAC index operands other than one VGPR are not modelled";
+  const int64_t set = raw.controls[0] == 0 ? raw.controls[1] : 0;
+  if (set >= gfx950::sparse_index_sets(kind)) return "abid names an index set this SMFMAC does not have";
+  in.offset = set;
+  return {};
+}
+
 std::string canonicalize_matrix(const HandlerEntry& entry, RawOperands& raw, Inst& in) {
+  if (gfx950::kMfmaKinds[entry.aux].sparse) return canonicalize_sparse_matrix(gfx950::kMfmaKinds[entry.aux], raw, in);
   const bool formats = entry.flags & hflag::kMatrixFormats, scaled = entry.flags & hflag::kMatrixScales;
   if (raw.defs.size() != 1 || raw.values.size() != (scaled ? 5u : 3u)) return "unexpected MFMA operands";
   in.dst[0] = raw.defs[0];

@@ -9,6 +9,7 @@
 
 #include "cdna4/code_object.hpp"
 #include "cdna4/race_report.hpp"
+#include "cdna4/vocabulary.hpp"
 
 namespace cdna4::emu {
 
@@ -52,6 +53,7 @@ struct EmulatorOptions {
   std::function<void(uint64_t done, uint64_t total, double seconds)> on_progress;
   TraceSink* trace = nullptr;       // records the workgroups it wants (trace.hpp); null = off
   bool trace_only = false;          // run only the workgroups `trace` wants (timing without results)
+  MfmaPolicy mfma_policy = MfmaPolicy::fp32_fma_chain_k_order;  // how MFMAs add (mfma_arithmetic.hpp)
 };
 
 using RaceReport = cdna4::RaceReport;  // races and wait-state hazards, as the public API reports them
