@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator_test_kernel.hpp"
+#include "repeated_hazard_kernel.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;
@@ -12,30 +13,6 @@ namespace {
 
 constexpr uint32_t kTrips = 20, kWaves = 4, kWorkgroups = 3;
 
-// Each trip writes M0 (the wave's own 256 LDS bytes) right before an LDS-DMA
-// load (a hazard at the load); after the loop a transcendental result is read
-// at once (another rule).
-const char* kRepeatedHazard = R"(
-  s_mov_b64 s[4:5], 0
-  s_mov_b64 s[6:7], 0
-  v_mov_b32 v1, 0
-  v_lshrrev_b32 v5, 6, v0
-  v_lshlrev_b32 v5, 8, v5
-  v_readfirstlane_b32 s9, v5
-  s_mov_b32 s8, 20
-trip:
-  s_mov_b32 m0, s9
-  buffer_load_dword v1, s[4:7], 0 offen lds
-  s_waitcnt vmcnt(0)
-  s_sub_u32 s8, s8, 1
-  s_cmp_lg_u32 s8, 0
-  s_cbranch_scc1 trip
-  v_mov_b32 v2, 1.0
-  v_exp_f32 v3, v2
-  v_add_f32 v4, 1.0, v3
-  s_endpgm
-)";
-
 emu::RunStats run_repeated(emu::EmulatorOptions options) {
   KernelShape shape;
   shape.lds = 1024;
@@ -43,7 +20,8 @@ emu::RunStats run_repeated(emu::EmulatorOptions options) {
   std::vector<uint32_t> buffer(64, 0);
   Args args;
   args.add(buffer);
-  return run(TestKernel::build(kRepeatedHazard, shape), args.dispatch(kWorkgroups, 64 * kWaves), options);
+  const TestKernel k = TestKernel::build(repeated_hazard_body(int(kTrips)), shape);
+  return run(k, args.dispatch(kWorkgroups, 64 * kWaves), options);
 }
 
 }  // namespace

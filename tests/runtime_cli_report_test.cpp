@@ -7,6 +7,7 @@
 
 #include "codegen/assembler.hpp"
 #include "emulator_test_kernel.hpp"
+#include "repeated_hazard_kernel.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
@@ -17,13 +18,15 @@ namespace {
 
 const std::string kRun = std::string(CDNA4_BINARY_DIR) + "/cdna4-run";
 
-// A kernel "k" with one buffer argument "out", in the way cdna4-run needs it (argument metadata).
-std::string kernel_with_buffer_arg(const std::string& body) {
+// A kernel "k" with one buffer argument "out", in the way cdna4-run needs it
+// (argument metadata), for `waves` waves with 256 LDS bytes each.
+std::string kernel_with_buffer_arg(const std::string& body, int waves = 1) {
   emutest::KernelShape shape;
   shape.accum_offset = 32;
   shape.sgprs = 16;
   shape.kernarg_size = 8;
-  shape.max_workgroup_size = 64;
+  shape.max_workgroup_size = 64 * waves;
+  shape.lds = 256 * uint32_t(waves);
   shape.args = "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n";
   return emutest::kernel_source(body, shape);
 }
@@ -115,40 +118,11 @@ TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime
   CHECK_THAT(races[2]["what"].get<std::string>(), Catch::Contains("needs 8 wait states"));
 }
 
-// Four waves write M0 (each its own LDS bytes) right before an LDS-DMA load on
-// each of 10 trips, then read a transcendental result at once: two groups, 40
-// and 4 occurrences.
-const char* kRepeated = R"(
-  s_mov_b64 s[4:5], 0
-  s_mov_b64 s[6:7], 0
-  v_mov_b32 v1, 0
-  v_lshrrev_b32 v5, 6, v0
-  v_lshlrev_b32 v5, 8, v5
-  v_readfirstlane_b32 s9, v5
-  s_mov_b32 s8, 10
-trip:
-  s_mov_b32 m0, s9
-  buffer_load_dword v1, s[4:7], 0 offen lds
-  s_waitcnt vmcnt(0)
-  s_sub_u32 s8, s8, 1
-  s_cmp_lg_u32 s8, 0
-  s_cbranch_scc1 trip
-  v_mov_b32 v2, 1.0
-  v_exp_f32 v3, v2
-  v_add_f32 v4, 1.0, v3
-  s_endpgm
-)";
-
 TEST_CASE("cdna4-run: reports grouped by kind, rule and pc with counts", "[runtime][cli]") {
+  // Four waves, 10 trips: two groups, 40 and 4 occurrences.
   TempDir dir;
-  emutest::KernelShape shape;
-  shape.sgprs = 16;
-  shape.lds = 1024;
-  shape.kernarg_size = 8;
-  shape.max_workgroup_size = 256;
-  shape.args = "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n";
   const std::string k = dir.file("repeated.hsaco");
-  test::write_binary(k, codegen::build_hsaco(emutest::kernel_source(kRepeated, shape), "repeated.s"));
+  test::write_binary(k, codegen::build_hsaco(kernel_with_buffer_arg(emutest::repeated_hazard_body(10), 4), "r.s"));
 
   auto r = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256"});
   INFO(r.output);
