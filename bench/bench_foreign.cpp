@@ -1,14 +1,16 @@
-// Foreign GEMM code objects on the emulator, next to our own shipped
-// schedule: HipKittens' MI350X 256x256x64 bf16 kernels and its fp8 8-wave
-// kernel (compiler-spilled: it uses the private segment), and AITER's
-// hand-written gfx950 bf16gemm kernels. This file holds only facts about those kernels
-// (names, kernarg offsets, grids, data layouts); the code objects come from the
-// user's directories, built and fetched as docs/emulator.md ("Foreign kernels")
-// describes:
+// Foreign code objects on the emulator, next to our own shipped schedule:
+// HipKittens' MI350X 256x256x64 bf16 GEMMs, its fp8 8-wave GEMM
+// (compiler-spilled: it uses the private segment) and attention forward, and
+// AITER's hand-written gfx950 bf16gemm kernels and attention forward. This
+// file holds only facts about those kernels (names, kernarg offsets, grids,
+// data layouts); the code objects come from the user's directories, built and
+// fetched as docs/emulator.md ("Foreign kernels") describes:
 //
-//   bench_foreign [--hipkittens DIR] [--aiter DIR] [--only SUBSTRING]
+//   bench_foreign [--hipkittens DIR] [--aiter DIR] [--aiter-gfx950 DIR] [--only SUBSTRING]
 //
-// (--only runs the rows whose "kernel MxNxK" contains SUBSTRING.)
+// (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
+// the attention kernels; --only runs the rows whose "kernel problem" contains
+// SUBSTRING.) Attention rows: foreign_attention.hpp.
 //
 // Every kernel runs twice per emulator mode (randomized completion with race
 // reports, and instant completion) on two data sets:
@@ -36,6 +38,8 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "foreign_attention.hpp"
+#include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
 
 namespace {
@@ -247,35 +251,9 @@ std::vector<uint8_t> expected_bits(const std::vector<float>& c, Out out) {
   return bytes;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-constexpr size_t kMaxReports = 100000;  // per launch
-
-// Reports of one launch: counts of races and of wait-state hazards (a "+"
-// when the emulator's cap was reached), the distinct pcs, and the first of each.
-struct Reports {
-  size_t races = 0, hazards = 0;
-  std::set<uint64_t> race_pcs, hazard_pcs;
-  std::set<std::string> hazard_rules;  // "M0 written by SALU just before LDS-DMA", ...
-  std::string first_race, first_hazard;
-  bool capped = false;
-  void add(const std::vector<cdna4::RaceReport>& reports) {
-    capped = capped || reports.size() >= kMaxReports;
-    for (const cdna4::RaceReport& r : reports) {
-      const std::string text = first_line(cdna4::describe(r));
-      const size_t at = text.find(": hazard: ");
-      const bool hazard = at != std::string::npos;
-      if (hazard) hazard_rules.insert(text.substr(at + 10, text.find(" needs", at) - at - 10));
-      (hazard ? hazards : races)++;
-      (hazard ? hazard_pcs : race_pcs).insert(r.pc);
-      std::string& first = hazard ? first_hazard : first_race;
-      if (first.empty()) first = text;
-    }
-  }
-  std::string count(size_t n, const std::set<uint64_t>& pcs) const {
-    return n == 0 ? "0" : fmt::format("{}{} @{} pc", n, capped ? "+" : "", pcs.size());
-  }
-};
+using foreign::first_line;
+using foreign::kMaxReports;
+using foreign::Reports;
 
 void run_case(const Case& c) {
   cdna4::EmulatorConfig config;
@@ -308,7 +286,7 @@ void run_case(const Case& c) {
           random = fmt::format("{} differ, {:.1e} ({:.1e})", diff, err, policy_err);
           seconds = o.stats.seconds;
         }
-        reports.add(o.stats.races);
+        reports.add(o.stats);
       }
     } catch (const std::exception& e) {
       error = e.what();
@@ -321,34 +299,28 @@ void run_case(const Case& c) {
     }
     const double macs = double(c.m) * double(c.n) * double(c.k);
     fmt::print(" {:<12} {:<30} {:>7.3f} {:>7.2f} {:>12} {:>14}{}\n", ints, random, seconds, macs / seconds / 1e9,
-               reports.count(reports.races, reports.race_pcs), reports.count(reports.hazards, reports.hazard_pcs),
+               reports.races_column(), reports.hazards_column(),
                c.note.empty() ? "" : "  " + c.note);
-    const std::string firsts = reports.first_race + "\n" + reports.first_hazard;
-    if (firsts != shown_reports) {  // under the first row that has them
-      if (!reports.first_race.empty()) fmt::print("    first race: {}\n", reports.first_race);
-      if (!reports.first_hazard.empty()) {
-        std::string rules;
-        for (const std::string& r : reports.hazard_rules) rules += (rules.empty() ? "" : "; ") + r;
-        fmt::print("    hazard rules broken: {}\n    first hazard: {}\n", rules, reports.first_hazard);
-      }
-      shown_reports = firsts;
-    }
+    reports.print_firsts(shown_reports);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string hk_dir, aiter_dir, only;
+  std::map<std::string, std::string> dirs = {
+      {"--hipkittens", ""}, {"--aiter", ""}, {"--aiter-gfx950", ""}, {"--only", ""}};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--hipkittens" || arg == "--aiter" || arg == "--only") && i + 1 < argc) {
-      (arg == "--hipkittens" ? hk_dir : arg == "--aiter" ? aiter_dir : only) = argv[++i];
+    if (dirs.count(arg) && i + 1 < argc) {
+      dirs[arg] = argv[++i];
     } else {
-      fmt::print(stderr, "usage: bench_foreign [--hipkittens DIR] [--aiter DIR] [--only SUBSTRING]\n");
+      fmt::print(stderr,
+                 "usage: bench_foreign [--hipkittens DIR] [--aiter DIR] [--aiter-gfx950 DIR] [--only SUBSTRING]\n");
       return 2;
     }
   }
+  const std::string &hk_dir = dirs["--hipkittens"], &aiter_dir = dirs["--aiter"], &only = dirs["--only"];
   std::vector<Case> cases;
   for (int64_t size : {512, 1024}) cases.push_back(own_case(size));
   if (!hk_dir.empty())
@@ -358,10 +330,12 @@ int main(int argc, char** argv) {
   if (!aiter_dir.empty())
     for (const foreign::AiterKernel& ak : foreign::kAiterKernels)
       for (Case& c : aiter_cases(aiter_dir, ak)) cases.push_back(std::move(c));
+  auto wanted = [&](const std::string& row) { return only.empty() || row.find(only) != std::string::npos; };
   fmt::print("random: elements differing from the policy, max |C - double sum| (the policy's own)\n");
   fmt::print("{:<44} {:>14} {:<10} {:<12} {:<30} {:>7} {:>7} {:>12} {:>14}\n", "kernel", "MxNxK", "mode", "integers",
              "random", "emu s", "GMAC/s", "races", "hazards");
   for (const Case& c : cases)
-    if (only.empty() || fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k).find(only) != std::string::npos) run_case(c);
+    if (wanted(fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k))) run_case(c);
+  foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
   return 0;
 }

@@ -311,11 +311,10 @@ void precheck(const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cd
 
 // What the run did, as JSON (--json) or lines of text.
 void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::OutType out,
-                  const std::string& device, const cdna4::GemmRun& run, double wall, std::optional<size_t> diff) {
+                  const std::string& device, size_t max_races, const cdna4::GemmRun& run, double wall,
+                  std::optional<size_t> diff) {
   const int64_t m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
   if (o.json) {
-    nlohmann::json races = nlohmann::json::array();
-    for (const cdna4::RaceReport& race : run.launch.races) races.push_back(cdna4::tools::race_json(race));
     nlohmann::json j = {
         {"schedule", schedule.name},
         {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
@@ -327,8 +326,8 @@ void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4
         {"instructions", run.launch.instructions},
         {"mfma_macs", run.launch.mfma_macs},
         {"wall_seconds", wall},
-        {"races", races},
     };
+    cdna4::tools::add_races_json(j, run.launch);
     if (diff) j["differing_elements"] = *diff;
     if (run.launch.model) {
       j["model"] = cdna4::tools::model_json(*run.launch.model);
@@ -351,7 +350,7 @@ void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4
     fmt::print("modeled: {:.1f} TFLOP/s\n", modeled_tflops(*run.launch.model, m * batch, n, k));
     cdna4::tools::print_model_lines(*run.launch.model);
   }
-  for (const cdna4::RaceReport& race : run.launch.races) fmt::print("{}\n", cdna4::tools::race_line(race));
+  cdna4::tools::print_race_lines(run.launch, max_races);
 }
 
 }  // namespace
@@ -428,7 +427,7 @@ int main(int argc, char** argv) {
                                        fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
-    print_report(o, schedule, problem.shape, out, device.name(), run, wall, diff);
+    print_report(o, schedule, problem.shape, out, device.name(), config.max_races, run, wall, diff);
     return status;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());

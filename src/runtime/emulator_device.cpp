@@ -121,6 +121,7 @@ class EmulatorBackend : public Backend {
     stats.instructions = run.instructions;
     stats.mfma_macs = run.mfma_macs;
     stats.races = std::move(run.races);
+    stats.dropped_races = run.dropped_races;
     if (timing) stats.model = timing->report(kernel.code_object());
     return stats;
   }

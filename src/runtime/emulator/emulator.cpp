@@ -97,7 +97,7 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   std::mutex mutex;
   std::exception_ptr error;
   uint64_t error_wg = ~0ull;
-  std::vector<std::vector<RaceReport>> races_by_wg;  // only workgroups that raced
+  std::vector<RaceGroups> races_by_wg;  // only workgroups that raced
   std::vector<uint64_t> race_wg_ids;
 
   auto worker = [&] {
@@ -153,9 +153,10 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   std::vector<size_t> order(race_wg_ids.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return race_wg_ids[a] < race_wg_ids[b]; });
-  for (size_t i : order)
-    for (auto& r : races_by_wg[i])
-      if (stats.races.size() < options.max_races) stats.races.push_back(r);
+  RaceGroups races(options.max_races);
+  for (size_t i : order) races.merge(races_by_wg[i]);
+  stats.dropped_races = races.dropped();
+  stats.races = races.take();
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

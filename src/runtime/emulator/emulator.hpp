@@ -45,7 +45,7 @@ struct EmulatorOptions {
   uint64_t seed = 1;                // seeds the random completion delays
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
   unsigned threads = 0;             // host threads for workgroups; 0 = hardware concurrency
-  size_t max_races = 16;            // stop collecting after this many reports
+  size_t max_races = 16;            // report groups kept (race_groups.hpp); repeats are counted
   uint64_t max_instructions = 0;    // wave-instructions per run; 0 = no limit
   double time_limit_seconds = 0;    // wall clock per run; 0 = no limit
   const std::atomic<bool>* cancel = nullptr;  // stops the run when set
@@ -62,7 +62,8 @@ struct RunStats {
   uint64_t instructions = 0;        // wave-instructions executed
   uint64_t mfma_macs = 0;           // multiply-accumulates done by MFMAs
   double seconds = 0;
-  std::vector<RaceReport> races;
+  std::vector<RaceReport> races;    // one per (kind, rule, pc), with its count
+  uint64_t dropped_races = 0;       // occurrences of groups beyond max_races
 };
 
 // Runs the kernel. Throws cdna4::Error for an unknown instruction (name and

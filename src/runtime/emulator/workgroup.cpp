@@ -176,7 +176,8 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
 Handler unsupported_instruction_handler() { return unsupported; }
 
 void Workgroup::report_race(const Wave& wave, const Inst& in, uint32_t other_inst, RaceReport r) {
-  if (races.size() >= options.max_races) return;
+  RaceReport* slot = races.occurrence(r.kind, r.rule, in.pc);
+  if (!slot) return;
   r.pc = in.pc;
   r.instruction = program->disasm[in.id];
   std::copy(std::begin(id), std::end(id), r.workgroup);
@@ -184,7 +185,7 @@ void Workgroup::report_race(const Wave& wave, const Inst& in, uint32_t other_ins
   r.other_pc = program->insts[other_inst].pc;
   r.other_instruction = program->disasm[other_inst];
   r.what = describe(r);
-  races.push_back(std::move(r));
+  *slot = std::move(r);
 }
 
 void Workgroup::fail(const Wave& wave, const Inst& in, const std::string& what) const {
@@ -204,7 +205,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   wg.linear_id = id[0] + uint64_t(d.grid[0]) * (id[1] + uint64_t(d.grid[1]) * id[2]);
   wg.rng.seed(mix(s.options.seed ^ mix(wg.linear_id)));
   wg.now = 0;
-  wg.races.clear();
+  wg.races.reset(s.options.max_races);
   wg.instructions = wg.mfma_macs = 0;
   uint32_t lds_bytes = std::max(k.group_segment_fixed_size, k.md_group_segment_fixed_size) + d.dynamic_lds;
   wg.lds.assign(lds_bytes, 0);
