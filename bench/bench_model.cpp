@@ -158,9 +158,9 @@ std::vector<bench::PublishedPoint> published_points(cdna4::Device& dev, const st
   for (const Figure& f : figures) {
     const int64_t n = f.size;
     points.push_back({"HipKittens fp8 FP8_8wave", n, f.fp8, f.fp8_role, [&dev, hk, n] {
-                        const auto k = cdna4::Kernel::from_file(hk + "/hipkittens_fp8_8wave_" + std::to_string(n) + ".hsaco");
+                        const auto k = cdna4::Kernel::from_file(foreign::hipkittens_fp8_file(hk, n));
                         const size_t bytes = size_t(n * n);
-                        return *foreign::launch_hipkittens_fp8(dev, k, n, zeros(dev, bytes), zeros(dev, bytes),
+                        return *foreign::launch_hipkittens_fp8(dev, k, n, n, zeros(dev, bytes), zeros(dev, bytes),
                                                                zeros(dev, 2 * bytes), reporting())
                                     .model;
                       }, {}, {}});

@@ -1,5 +1,5 @@
 #pragma once
-// Facts about foreign gfx950 bf16 GEMM code objects (HipKittens, AITER): how
+// Facts about foreign gfx950 GEMM code objects (HipKittens, AITER): how
 // to launch them (kernarg layout, grid, block, LDS) and how they read their
 // data. No code or binary of theirs: the user builds and fetches them as
 // docs/emulator.md ("Foreign kernels") describes. bench_foreign runs them on
@@ -70,6 +70,31 @@ inline cdna4::LaunchStats launch_hipkittens(cdna4::Device& dev, const cdna4::Ker
 // kernarg and launch; built as docs/model.md "Calibration protocol" says, as
 // DIR/hipkittens_bf16_kernel_{size}.hsaco.
 inline int64_t hipkittens_bf16_tile(int64_t size) { return size <= 2048 ? 128 : 256; }
+
+// HipKittens (same commit), kernels/gemm/fp8fp32/FP8_8wave/8_wave.cu: kernel
+// matmul_device<M, N, K> (_Z13matmul_deviceILi<M>ELi<N>ELi<K>EEvN7kittens2glI14__hip_fp8_e4m3...),
+// shape fixed at compile time (main()'s constexpr M, N, K), three by-value
+// kittens::gl with every dimension static, 16 bytes each (data pointer +0):
+// a at 0 (fp8 e4m3 A, M x K), b at 16 (fp8 e4m3 B, N x K), c at 32 (bf16 C,
+// M x N), all row-major; 48 bytes of kernarg, no hidden arguments. C = A * B^T
+// with fp32 accumulation (v_mfma_f32_16x16x128_f8f6f4, OCP e4m3 on gfx950),
+// stored as the top 16 bits of the fp32 sum (convertor<bf16, float>, as the bf16
+// kernels). Grid M * N / (256 * 256) workgroups in x, block 512 (8 waves,
+// 2 x 4), LDS 131072 bytes fixed by the code object (As[2][2] / Bs[2][2] of
+// 128 x 128 fp8), no dynamic LDS. Built with clang-22 at 1024^3 it uses 256
+// VGPRs and spills 4 of them: 20 bytes of private segment per lane
+// (scratch_store_dwordx4 / scratch_load_dwordx4).
+inline std::string hipkittens_fp8_file(const std::string& dir, int64_t size) {
+  return dir + "/hipkittens_fp8_8wave_" + std::to_string(size) + ".hsaco";
+}
+
+inline cdna4::LaunchStats launch_hipkittens_fp8(cdna4::Device& dev, const cdna4::Kernel& kernel, int64_t m,
+                                                int64_t n, const cdna4::Buffer& a, const cdna4::Buffer& b,
+                                                const cdna4::Buffer& c, cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(48);
+  g.pointer(0, a).pointer(16, b).pointer(32, c);
+  return dev.launch(kernel, {uint32_t(m * n / (256 * 256))}, {512}, g, opt);
+}
 
 // AITER, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
 // hsa/gfx950/bf16gemm/*.co (one kernel each, _ZN5aiter<len><file stem>E) with

@@ -23,6 +23,8 @@ struct KernelShape {
   bool workgroup_id_z = false;
   int workitem_id_dims = 0;  // 0: X, 1: XY, 2: XYZ
   int max_workgroup_size = 1024;
+  uint32_t private_bytes = 0;          // private segment per work-item (enables the private segment)
+  bool private_segment_size_sgpr = false;  // user SGPR after the kernarg pointer: s2 (workgroup ids move up)
   std::string args;  // metadata ".args:" entries, e.g. "      - { .name: out, .offset: 0, ... }\n"
 };
 
@@ -41,6 +43,9 @@ k:
 .p2align 6
 .amdhsa_kernel k
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_user_sgpr_private_segment_size {}
+  .amdhsa_enable_private_segment {}
+  .amdhsa_private_segment_fixed_size {}
   .amdhsa_system_sgpr_workgroup_id_x 1
   .amdhsa_system_sgpr_workgroup_id_y {}
   .amdhsa_system_sgpr_workgroup_id_z {}
@@ -60,7 +65,7 @@ amdhsa.kernels:
     .kernarg_segment_size: {}
     .kernarg_segment_align: 8
     .group_segment_fixed_size: {}
-    .private_segment_fixed_size: 0
+    .private_segment_fixed_size: {}
     .wavefront_size: 64
     .sgpr_count: {}
     .vgpr_count: {}
@@ -69,8 +74,9 @@ amdhsa.kernels:
 {}...
 .end_amdgpu_metadata
 )",
-                     body, int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
-                     s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
+                     body, int(s.private_segment_size_sgpr), int(s.private_bytes > 0), s.private_bytes,
+                     int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
+                     s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.private_bytes, s.sgprs, s.vgprs,
                      s.vgprs - s.accum_offset, s.max_workgroup_size,
                      s.args.empty() ? "" : "    .args:\n" + s.args);
 }

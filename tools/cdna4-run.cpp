@@ -2,6 +2,7 @@
 // buffers from files or generated, scalar arguments, and outputs to files.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -337,8 +338,9 @@ cdna4::KernargBlock raw_block(const Options& o, cdna4::Device& device, std::map<
 void list_kernels(const std::string& path) {
   cdna4::CodeObject code = cdna4::CodeObject::read(read_file(path));
   for (const cdna4::KernelInfo& k : code.kernels()) {
-    fmt::print("{}: kernarg {} bytes, LDS {} bytes, max workgroup {}\n", k.name, k.kernarg_bytes(),
-               k.group_segment_fixed_size, k.max_flat_workgroup_size);
+    fmt::print("{}: kernarg {} bytes, LDS {} bytes, private {} bytes per work-item, max workgroup {}\n", k.name,
+               k.kernarg_bytes(), k.group_segment_fixed_size,
+               std::max(k.private_segment_fixed_size, k.md_private_segment_fixed_size), k.max_flat_workgroup_size);
     auto args = cdna4::explicit_args(k);
     for (size_t i = 0; i < args.size(); ++i) fmt::print("  {}\n", cdna4::describe_arg(*args[i], i));
   }

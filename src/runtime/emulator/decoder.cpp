@@ -261,6 +261,12 @@ std::string canonicalize_matrix(const HandlerEntry& entry, RawOperands& raw, Ins
   return {};
 }
 
+// FLAT-family instruction offsets: 13-bit signed (global, scratch; flat's are never negative).
+int64_t flat_offset(int64_t control) {
+  int64_t off = control & 0x1fff;
+  return (off & 0x1000) ? off - 0x2000 : off;
+}
+
 // Puts raw operands into the canonical Inst fields; returns an error text when
 // the instruction uses something the handler does not honour.
 std::string canonicalize(const HandlerEntry& entry, const std::string& base, RawOperands& raw, Inst& in) {
@@ -343,8 +349,22 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       }
       if (store && vgprs != 2) return "cannot find address and data operands";
       in.num_src = 3;
-      int64_t off = control(0) & 0x1fff;
-      in.offset = (off & 0x1000) ? off - 0x2000 : off;
+      in.offset = flat_offset(control(0));
+      break;
+    }
+    case OperandForm::ScratchMemory: {
+      // LLVM lists a store's data before its address; a load's only VGPR source is the address.
+      if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
+      bool store = base.find("_STORE_") != std::string::npos;
+      int vgprs = 0;
+      for (auto& op : v) {
+        if (op.kind == OperandKind::Sgpr) in.src[2] = op;
+        else if (op.kind == OperandKind::Vgpr) in.src[store && vgprs++ == 0 ? 1 : 0] = op;
+        else return "unexpected immediate operand";
+      }
+      if (store && in.src[1].kind != OperandKind::Vgpr) return "cannot find the data operand";
+      in.num_src = 3;
+      in.offset = flat_offset(control(0));
       break;
     }
     case OperandForm::Packed:
@@ -372,7 +392,8 @@ AsyncClass async_class_of(OperandForm form) {
     case OperandForm::ScalarMemory: return AsyncClass::Scalar;
     case OperandForm::LocalMemory: return AsyncClass::Lds;
     case OperandForm::BufferMemory:
-    case OperandForm::GlobalMemory: return AsyncClass::Vector;
+    case OperandForm::GlobalMemory:
+    case OperandForm::ScratchMemory: return AsyncClass::Vector;
     default: return AsyncClass::None;
   }
 }

@@ -24,8 +24,18 @@ struct Dispatch {
   uint32_t block[3] = {64, 1, 1}; // work-items per workgroup
   std::vector<uint8_t> kernarg;   // laid out by the caller (shared kernarg code)
   uint32_t dynamic_lds = 0;       // bytes requested at launch on top of the fixed size
+  uint32_t dynamic_private = 0;   // private bytes per work-item on top of the kernel's fixed size
   std::vector<MemoryRegion> regions;
 };
+
+// Private (scratch) bytes each work-item gets: the kernel's fixed size (descriptor
+// or metadata) plus the dispatch's dynamic part, rounded up to whole dwords as
+// the command processor does for the dispatch packet's private_segment_size.
+inline uint32_t private_lane_bytes(const KernelInfo& k, const Dispatch& d) {
+  uint32_t fixed = k.private_segment_fixed_size > k.md_private_segment_fixed_size ? k.private_segment_fixed_size
+                                                                                  : k.md_private_segment_fixed_size;
+  return (fixed + d.dynamic_private + 3) / 4 * 4;
+}
 
 class TraceSink;  // trace.hpp
 

@@ -20,6 +20,8 @@ const HandlerRegistry& handler_registry() {
     register_vector_atomic(r);
     register_flat_memory(r);
     register_scalar_store(r);
+    register_scratch_memory(r);
+    register_lane_exchange(r);
     return r;
   }();
   return registry;

@@ -20,6 +20,7 @@ enum class OperandForm : uint8_t {
   LocalMemory,   // DS: src[0] = addr, src[1..] = data; offset (offset0 | offset1 << 8 for 2-address forms)
   BufferMemory,  // MUBUF: src[0] = vdata (stores), vaddr, srsrc, soffset; offset
   GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
+  ScratchMemory, // FLAT scratch: src[0] = vaddr (if any), src[1] = vdata (stores), src[2] = saddr (if any); offset
   Matrix,        // MFMA: src = A, B, C (scaled f8f6f4: then the A / B scale VGPRs); cbsz/abid/blgp
                  // must be zero, except as the formats of f8f6f4 kinds (matrix_sel in offset)
   Packed,        // VOP3P on 64-bit register pairs: src modifiers -> neg/packed, control imm -> clamp
@@ -86,6 +87,8 @@ void register_vector_memory(HandlerRegistry&);
 void register_vector_atomic(HandlerRegistry&);
 void register_flat_memory(HandlerRegistry&);
 void register_scalar_store(HandlerRegistry&);
+void register_scratch_memory(HandlerRegistry&);
+void register_lane_exchange(HandlerRegistry&);
 
 // "V_ADD_U32_e64_gfx9" -> "V_ADD_U32", "V_MFMA_F32_16X16X128_F8F6F4_f8_f4_gfx940_acd"
 // -> "V_MFMA_F32_16X16X128_F8F6F4"; forms the emulator does not model (SDWA, DPP)

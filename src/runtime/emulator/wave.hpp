@@ -61,6 +61,8 @@ struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
   uint64_t linear_id = 0;
   std::vector<uint8_t> lds;
+  std::vector<uint8_t> private_memory;  // per lane of every wave: private_lane_bytes (private_memory.hpp)
+  uint32_t private_lane_bytes = 0;
   std::vector<Wave> waves;
   uint32_t live_waves = 0;
   uint64_t now = 0;                // simulated issue slots

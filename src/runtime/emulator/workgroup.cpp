@@ -29,13 +29,13 @@ void init_scalar_state(Wave& w, const WorkgroupSetup& s, const uint32_t id[3]) {
     w.sgpr[next++] = uint32_t(v >> 32);
   };
   uint16_t props = k.kernel_code_properties;
-  if (props & 0x1) next += 4;                        // private segment buffer (scratch unsupported)
+  if (props & 0x1) next += 4;                        // private segment buffer (refused with a private segment)
   if (props & 0x2) put64(s.dispatch_packet_address);  // dispatch ptr
   if (props & 0x4) put64(0);                          // queue ptr
   if (props & 0x8) put64(s.kernarg_address);          // kernarg segment ptr
   if (props & 0x10) put64(0);                         // dispatch id
   if (props & 0x20) put64(0);                         // flat scratch init
-  if (props & 0x40) w.sgpr[next++] = 0;               // private segment size
+  if (props & 0x40) w.sgpr[next++] = w.wg->private_lane_bytes;  // private segment size
   // Remaining user SGPRs hold preloaded kernel arguments.
   const auto& kernarg = s.dispatch->kernarg;
   for (uint32_t i = 0; next < k.user_sgpr_count(); ++i, ++next) {
@@ -210,6 +210,8 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   wg.lds.assign(lds_bytes, 0);
   uint32_t threads = d.block[0] * d.block[1] * d.block[2];
   uint32_t num_waves = (threads + kLanes - 1) / kLanes;
+  wg.private_lane_bytes = private_lane_bytes(k, d);
+  wg.private_memory.assign(size_t(num_waves) * kLanes * wg.private_lane_bytes, 0);
   wg.waves.resize(num_waves);
   wg.async_states.clear();
   uint32_t vgprs = std::min<uint32_t>(kRegisterFile, std::max<uint32_t>({(k.vgpr_granule_count + 1) * 8, k.vgpr_count, 1}));
