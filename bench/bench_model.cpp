@@ -191,7 +191,7 @@ std::string published_cells(const Row& row, int64_t size, double tflops) {
 int main(int argc, char** argv) {
   std::string hk_dir, aiter_dir;
   std::vector<int64_t> sizes{4096, 8192};
-  bool calibration = false;
+  bool calibration = false, sizes_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--calibration") {
@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
       (arg == "--hipkittens" ? hk_dir : aiter_dir) = argv[++i];
     } else if (arg == "--sizes" && i + 1 < argc) {
       sizes.clear();
+      sizes_given = true;
       for (char* p = argv[++i]; *p;) {
         sizes.push_back(std::strtoll(p, &p, 10));
         if (*p == ',') ++p;
@@ -221,6 +222,8 @@ int main(int argc, char** argv) {
     config.threads = 1;
     cdna4::Device device = cdna4::Device::model(config);
     std::vector<bench::PublishedPoint> points = published_points(device, hk_dir, aiter_dir);
+    if (sizes_given)  // a quicker look at some sizes (the fit then uses only their calibration points)
+      std::erase_if(points, [&](const bench::PublishedPoint& p) { return std::find(sizes.begin(), sizes.end(), p.size) == sizes.end(); });
     bench::print_calibration(points);
     return 0;
   }

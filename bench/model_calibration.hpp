@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cdna4/model_report.hpp"
@@ -41,8 +42,9 @@ inline double relative_error(const PublishedPoint& p, const cdna4::model::Fitted
 }
 
 // Least squares of log(modeled / published) over `use`, by coordinate descent:
-// each parameter in turn by golden-section search on a log scale within
-// [value / 8, value x 8]. A parameter no point depends on keeps its value.
+// each parameter in turn, scanned on a log scale within [value / 8, value x 8]
+// and refined by ternary search around the best step. A parameter no point
+// depends on keeps its value.
 inline cdna4::model::Fitted fit(const std::vector<const PublishedPoint*>& use, cdna4::model::Fitted start) {
   using Fitted = cdna4::model::Fitted;
   auto cost = [&](const Fitted& f) {
@@ -52,24 +54,25 @@ inline cdna4::model::Fitted fit(const std::vector<const PublishedPoint*>& use, c
   };
   double Fitted::*members[] = {&Fitted::mac_energy_16bit, &Fitted::mac_energy_8bit, &Fitted::launch_seconds};
   Fitted f = start;
-  for (int sweep = 0; sweep < 20; ++sweep)
+  for (int sweep = 0; sweep < 8; ++sweep)
     for (double Fitted::*m : members) {
-      const double centre = f.*m;
-      double lo = std::log(centre / 8), hi = std::log(centre * 8);
-      const double g = (std::sqrt(5.0) - 1) / 2;
       auto at = [&](double x) {
         Fitted t = f;
         t.*m = std::exp(x);
         return cost(t);
       };
-      for (int i = 0; i < 60; ++i) {
-        const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-        (at(a) <= at(b) ? hi : lo) = at(a) <= at(b) ? b : a;
+      // A scan first: the cost is flat where another term bounds every point.
+      constexpr int kSteps = 96;
+      const double lo = std::log(f.*m / 8), step = std::log(64.0) / kSteps;
+      int best = kSteps / 2;
+      for (int i = 0; i <= kSteps; ++i)
+        if (at(lo + i * step) < at(lo + best * step) - 1e-15) best = i;
+      double a = lo + (best - 1) * step, b = lo + (best + 1) * step;
+      for (int i = 0; i < 40; ++i) {
+        const double x = a + (b - a) / 3, y = b - (b - a) / 3;
+        (at(x) <= at(y) ? b : a) = at(x) <= at(y) ? y : x;
       }
-      const double best = std::exp((lo + hi) / 2);
-      Fitted t = f;
-      t.*m = best;
-      if (cost(t) < cost(f) - 1e-12) f = t;
+      if (at((a + b) / 2) < cost(f)) f.*m = std::exp((a + b) / 2);
     }
   return f;
 }
@@ -77,6 +80,16 @@ inline cdna4::model::Fitted fit(const std::vector<const PublishedPoint*>& use, c
 inline std::string fitted_cells(const cdna4::model::Fitted& f) {
   return fmt::format("{:.3f} pJ | {:.3f} pJ | {:.2f} us", f.mac_energy_16bit * 1e12, f.mac_energy_8bit * 1e12,
                      f.launch_seconds * 1e6);
+}
+
+inline std::string largest_stalls(const cdna4::ModelStallShares& s) {
+  std::vector<std::pair<double, const char*>> shares{{s.vmcnt, "vmcnt"},         {s.lgkmcnt, "lgkmcnt"},
+                                                     {s.barrier, "barrier"},     {s.mfma_dependency, "mfma_dep"},
+                                                     {s.mfma_busy, "mfma_busy"}, {s.issue, "issue"},
+                                                     {s.other, "other"},         {s.issued, "issued"}};
+  std::sort(shares.rbegin(), shares.rend());
+  return fmt::format("{} {:.0f}, {} {:.0f}, {} {:.0f}", shares[0].second, 100 * shares[0].first, shares[1].second,
+                     100 * shares[1].first, shares[2].second, 100 * shares[2].first);
 }
 
 inline void print_calibration(std::vector<PublishedPoint>& points) {
@@ -98,19 +111,21 @@ inline void print_calibration(std::vector<PublishedPoint>& points) {
              calibration.size());
   fmt::print("|---|---|---|---|\n| this fit | {} |\n| parameters.hpp | {} |\n\n", fitted_cells(fitted),
              fitted_cells(shipped));
-  fmt::print("| kernel | shape | role | published TFLOP/s | modeled TFLOP/s | error | bound | L2 hits | modeled us "
-             "(launch + kernel) |\n|---|---|---|---|---|---|---|---|---|\n");
+  fmt::print("| kernel | shape | role | published TFLOP/s | modeled TFLOP/s | error | bound | L2 hits | latency "
+             "(clocks) | top stalls (% of wave time) | modeled us (launch + kernel) |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|\n");
   double worst[2] = {0, 0};
   for (const PublishedPoint& p : points) {
     const char* role = p.role == Role::calibration ? "calibration" : "held-out";
     if (!p.report) {
-      fmt::print("| {} | {}^3 | {} | {:.1f} | error: {} | | | | |\n", p.kernel, p.size, role, p.tflops, p.error);
+      fmt::print("| {} | {}^3 | {} | {:.1f} | error: {} | | | | | | |\n", p.kernel, p.size, role, p.tflops, p.error);
       continue;
     }
     const double err = relative_error(p, fitted);
     worst[int(p.role)] = std::max(worst[int(p.role)], std::abs(err));
-    fmt::print("| {} | {}^3 | {} | {:.1f} | {:.1f} | {:+.1f}% | {} | {:.0f}% | {:.2f} |\n", p.kernel, p.size, role,
-               p.tflops, modeled_tflops(p, fitted), 100 * err, p.report->bound, 100 * p.report->l2_hit_rate,
+    fmt::print("| {} | {}^3 | {} | {:.1f} | {:.1f} | {:+.1f}% | {} | {:.0f}% | {} | {} | {:.2f} |\n", p.kernel, p.size,
+               role, p.tflops, modeled_tflops(p, fitted), 100 * err, p.report->bound, 100 * p.report->l2_hit_rate,
+               p.report->global_latency, largest_stalls(p.report->stalls),
                1e6 * cdna4::model::recompose_seconds(*p.report, fitted));
   }
   fmt::print("\nlargest |error|: calibration {:.1f}%, held-out {:.1f}%\n\n", 100 * worst[0], 100 * worst[1]);
