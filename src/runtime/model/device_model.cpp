@@ -75,7 +75,7 @@ ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& gr
   // CU starts that long after the first.
   const double first_round = std::min<double>(workgroups, double(per_round));
   r.dispatch_seconds =
-      first_round / xcds * grid.waves_per_workgroup / param::kWavesDispatchedPerClock.value / clock;
+      std::ceil(first_round / xcds) * grid.waves_per_workgroup / param::kWavesDispatchedPerClock.value / clock;
   r.compute_seconds = double(r.rounds) * double(cu.cycles) / clock + r.dispatch_seconds;
   r.l2_seconds = (read + stored) / xcds / l2_bytes_per_second;
   r.mall_seconds = grid.l2_miss_fraction * read / param::kMallBytesPerSecond.value;
