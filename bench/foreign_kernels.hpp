@@ -3,7 +3,7 @@
 // to launch them (kernarg layout, grid, block, LDS) and how they read their
 // data. No code or binary of theirs: the user builds and fetches them as
 // docs/emulator.md ("Foreign kernels") describes. bench_foreign runs them on
-// the emulator, bench_calibration through the timing model.
+// the emulator, bench_model through the timing model (docs/model.md).
 #include <algorithm>
 #include <cstdint>
 #include <string>
