@@ -62,7 +62,7 @@ std::string llvm_mca_cells(const std::optional<std::string>& mca, const Row& row
   options.keep_assembly = true;
   std::optional<bench::LoopBody> loop;
   try {  // the row's own shape and bf16 C: an f32 C of 16384^2 is at the 1 GiB operand limit
-    cdna4::GemmShape shape{size, size, size};
+    cdna4::GemmShape shape = cdna4::parse_shape(fmt::format("{0}x{0}x{0}", size));
     shape.out = cdna4::OutType::bf16;
     loop = bench::steady_loop_body(cdna4::compile(*row.schedule, shape, options).assembly);
   } catch (const std::exception& e) {
