@@ -136,17 +136,21 @@ inline void print_calibration(std::vector<PublishedPoint>& points) {
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   fmt::print("leave one size out (refit without the calibration points of that size; error over every other point "
              "not in the refit):\n\n| left out | 16-bit MAC energy | 8-bit MAC energy | launch latency | largest "
-             "|error| of the points outside the refit |\n|---|---|---|---|---|\n");
+             "|error| of the points outside the refit | the left-out calibration points |\n|---|---|---|---|---|---|\n");
   for (int64_t left : sizes) {
     std::vector<const PublishedPoint*> use;
     for (const PublishedPoint* p : calibration)
       if (p->size != left) use.push_back(p);
     const Fitted f = fit(use, fitted);
     double largest = 0;
-    for (const PublishedPoint& p : points)
-      if (p.report && std::find(use.begin(), use.end(), &p) == use.end())
-        largest = std::max(largest, std::abs(relative_error(p, f)));
-    fmt::print("| {}^3 | {} | {:.1f}% |\n", left, fitted_cells(f), 100 * largest);
+    std::string left_out;  // the calibration points of this size, now held out
+    for (const PublishedPoint& p : points) {
+      if (!p.report || std::find(use.begin(), use.end(), &p) != use.end()) continue;
+      largest = std::max(largest, std::abs(relative_error(p, f)));
+      if (p.role == Role::calibration && p.size == left)
+        left_out += fmt::format("{}{} {:+.1f}%", left_out.empty() ? "" : ", ", p.kernel, 100 * relative_error(p, f));
+    }
+    fmt::print("| {}^3 | {} | {:.1f}% | {} |\n", left, fitted_cells(f), 100 * largest, left_out);
   }
 }
 
