@@ -5,9 +5,12 @@
 // objects through the same model next to their published MI355X figures:
 //
 //   bench_model [--hipkittens DIR] [--aiter DIR] [--sizes 4096,8192]
+//   bench_model --calibration --hipkittens DIR [--aiter DIR]
 //
 // DIR as in bench_foreign (docs/emulator.md "Foreign kernels"; HipKittens built
-// at M = N = K = each size).
+// at M = N = K = each size). --calibration prints the calibration protocol's
+// table (docs/model.md "Calibration protocol"; DIR then holds the per-size
+// HipKittens bf16 and fp8 builds that protocol names).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include "cdna4/schedule.hpp"
 #include "foreign_kernels.hpp"
 #include "llvm_mca.hpp"
+#include "model_calibration.hpp"
 #include "runtime/model/parameters.hpp"
 #include "steady_state.hpp"
 
@@ -56,9 +60,15 @@ std::string llvm_mca_cells(const std::optional<std::string>& mca, const Row& row
   if (!mca) return "llvm-mca-22 not found | llvm-mca-22 not found";
   cdna4::CompileOptions options;
   options.keep_assembly = true;
-  const cdna4::GemmKernel kernel =
-      cdna4::compile(*row.schedule, cdna4::parse_shape(fmt::format("{0}x{0}x{0}", size)), options);
-  const std::optional<bench::LoopBody> loop = bench::steady_loop_body(kernel.assembly);
+  std::optional<bench::LoopBody> loop;
+  try {  // the row's own shape and bf16 C: an f32 C of 16384^2 is at the 1 GiB operand limit
+    cdna4::GemmShape shape = cdna4::parse_shape(fmt::format("{0}x{0}x{0}", size));
+    shape.out = cdna4::OutType::bf16;
+    loop = bench::steady_loop_body(cdna4::compile(*row.schedule, shape, options).assembly);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return fmt::format("error: {} | -", what.substr(0, what.find('\n')));
+  }
   if (!loop) return "no loop | -";
   const bench::McaResult r = bench::run_llvm_mca(*mca, loop->text, kMcaIterations);
   if (!r.error.empty()) return fmt::format("{} | -", r.error);
@@ -118,6 +128,57 @@ Row aiter_row(const std::string& dir, const foreign::AiterKernel& ak) {
           }};
 }
 
+// The published MI355X GEMM points (docs/model.md "Calibration protocol"):
+// HipKittens' analysis/bf16_gemm/mi350x/mi355x_bf16_gemm.json ("tflops" for
+// kernel_{size}, "tflops_aiter" for AITER) and analysis/fp8_gemm/mi350x/
+// mi355x_fp8_gemm.json ("tflops"), commit of foreign_kernels.hpp.
+std::vector<bench::PublishedPoint> published_points(cdna4::Device& dev, const std::string& hk, const std::string& aiter) {
+  using bench::Role;
+  struct Figure {
+    int64_t size;
+    double bf16, fp8;
+    Role bf16_role, fp8_role;
+  };
+  const Figure figures[] = {{1024, 139.48, 270.13, Role::calibration, Role::held_out},
+                            {2048, 665.06, 1054.23, Role::held_out, Role::calibration},
+                            {4096, 1412.85, 2741.41, Role::held_out, Role::held_out},
+                            {8192, 1610.49, 3327.46, Role::calibration, Role::calibration},
+                            {16384, 1571.49, 3377.75, Role::calibration, Role::calibration}};
+  std::vector<bench::PublishedPoint> points;
+  for (const Figure& f : figures) {
+    const int64_t n = f.size;
+    points.push_back({"HipKittens bf16 kernel_" + std::to_string(n), n, f.bf16, f.bf16_role, [&dev, hk, n] {
+                        const auto k = cdna4::Kernel::from_file(hk + "/hipkittens_bf16_kernel_" + std::to_string(n) + ".hsaco");
+                        const size_t bytes = size_t(n * n * 2);
+                        return *foreign::launch_hipkittens(dev, k, n, zeros(dev, bytes), zeros(dev, bytes), zeros(dev, bytes),
+                                                           reporting(), foreign::hipkittens_bf16_tile(n))
+                                    .model;
+                      }, {}, {}});
+  }
+  for (const Figure& f : figures) {
+    const int64_t n = f.size;
+    points.push_back({"HipKittens fp8 FP8_8wave", n, f.fp8, f.fp8_role, [&dev, hk, n] {
+                        const auto k = cdna4::Kernel::from_file(foreign::hipkittens_fp8_file(hk, n));
+                        const size_t bytes = size_t(n * n);
+                        return *foreign::launch_hipkittens_fp8(dev, k, n, n, zeros(dev, bytes), zeros(dev, bytes),
+                                                               zeros(dev, 2 * bytes), reporting())
+                                    .model;
+                      }, {}, {}});
+  }
+  if (!aiter.empty())
+    for (auto [n, tflops] : {std::pair<int64_t, double>{4096, 1113.60}, {8192, 1590.79}}) {
+      const foreign::AiterKernel& ak = foreign::kAiterKernels[0];
+      points.push_back({std::string("AITER ") + ak.stem, n, tflops, Role::held_out, [&dev, aiter, ak, n] {
+                          const auto k = cdna4::Kernel::from_file(aiter + "/" + ak.stem + ".co");
+                          const size_t bytes = size_t(n * n * 2);
+                          return *foreign::launch_aiter(dev, k, ak, n, n, n, zeros(dev, bytes), zeros(dev, bytes),
+                                                        zeros(dev, bytes), zeros(dev, 16 * 64 * 4), true, reporting())
+                                      .model;
+                        }, {}, {}});
+    }
+  return points;
+}
+
 std::string published_cells(const Row& row, int64_t size, double tflops) {
   if (!row.published) return "- | -";
   const double pub = size == 4096 ? row.published->at_4096 : size == 8192 ? row.published->at_8192 : 0;
@@ -130,20 +191,41 @@ std::string published_cells(const Row& row, int64_t size, double tflops) {
 int main(int argc, char** argv) {
   std::string hk_dir, aiter_dir;
   std::vector<int64_t> sizes{4096, 8192};
+  bool calibration = false, sizes_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--hipkittens" || arg == "--aiter") && i + 1 < argc) {
+    if (arg == "--calibration") {
+      calibration = true;
+    } else if ((arg == "--hipkittens" || arg == "--aiter") && i + 1 < argc) {
       (arg == "--hipkittens" ? hk_dir : aiter_dir) = argv[++i];
     } else if (arg == "--sizes" && i + 1 < argc) {
       sizes.clear();
+      sizes_given = true;
       for (char* p = argv[++i]; *p;) {
         sizes.push_back(std::strtoll(p, &p, 10));
         if (*p == ',') ++p;
       }
     } else {
-      fmt::print(stderr, "usage: bench_model [--hipkittens DIR] [--aiter DIR] [--sizes 4096,8192]\n");
+      fmt::print(stderr, "usage: bench_model [--hipkittens DIR] [--aiter DIR] [--sizes 4096,8192]\n"
+                         "       bench_model --calibration --hipkittens DIR [--aiter DIR]\n");
       return 2;
     }
+  }
+  if (calibration) {
+    if (hk_dir.empty()) {
+      fmt::print(stderr, "bench_model --calibration needs --hipkittens DIR\n");
+      return 2;
+    }
+    cdna4::EmulatorConfig config;
+    config.model_only = true;
+    config.instant_completion = true;
+    config.threads = 1;
+    cdna4::Device device = cdna4::Device::model(config);
+    std::vector<bench::PublishedPoint> points = published_points(device, hk_dir, aiter_dir);
+    if (sizes_given)  // a quicker look at some sizes (the fit then uses only their calibration points)
+      std::erase_if(points, [&](const bench::PublishedPoint& p) { return std::find(sizes.begin(), sizes.end(), p.size) == sizes.end(); });
+    bench::print_calibration(points);
+    return 0;
   }
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(CDNA4_SOURCE_DIR) + "/schedules"))

@@ -3,7 +3,7 @@
 // attention forward): how to launch them (kernarg layout, grid, block, LDS)
 // and how they read their data. No code or binary of theirs: the user builds and fetches them as
 // docs/emulator.md ("Foreign kernels") describes. bench_foreign runs them on
-// the emulator, bench_calibration through the timing model.
+// the emulator, bench_model through the timing model (docs/model.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -48,9 +48,11 @@ inline std::string hipkittens_file(const std::string& dir, const std::string& va
   return dir + "/hipkittens_256x256x64_" + variant + "_" + std::to_string(size) + ".hsaco";
 }
 
+// `tile`: the kernel's square output tile (256; analysis/bf16_gemm's kernel_1024
+// and kernel_2048 use 128).
 inline cdna4::LaunchStats launch_hipkittens(cdna4::Device& dev, const cdna4::Kernel& kernel, int64_t size,
                                             const cdna4::Buffer& a, const cdna4::Buffer& b, const cdna4::Buffer& c,
-                                            cdna4::LaunchOptions opt) {
+                                            cdna4::LaunchOptions opt, int64_t tile = 256) {
   cdna4::KernargBlock g(152);
   auto gl = [&](size_t at, const cdna4::Buffer& buf) {
     g.pointer(at, buf).put<uint64_t>(at + 8, 1).put<uint64_t>(at + 16, 1);
@@ -60,8 +62,16 @@ inline cdna4::LaunchStats launch_hipkittens(cdna4::Device& dev, const cdna4::Ker
   gl(48, b);
   gl(96, c);
   opt.dynamic_lds = 160000;
-  return dev.launch(kernel, {uint32_t((size / 256) * (size / 256))}, {512}, g, opt);
+  return dev.launch(kernel, {uint32_t((size / tile) * (size / tile))}, {512}, g, opt);
 }
+
+// HipKittens' per-size bf16 GEMMs whose MI355X figures the repository publishes
+// (analysis/bf16_gemm/mi350x/kernel_{size}.cpp, mi355x_bf16_gemm.json; same
+// commit): the 8-wave kernel above with M = N = K = size, 128x128 output tiles
+// at 1024 and 2048 (64 and 256 workgroups), 256x256 from 4096. Same kernel name,
+// kernarg and launch; built as docs/model.md "Calibration protocol" says, as
+// DIR/hipkittens_bf16_kernel_{size}.hsaco.
+inline int64_t hipkittens_bf16_tile(int64_t size) { return size <= 2048 ? 128 : 256; }
 
 // HipKittens (same commit), kernels/gemm/fp8fp32/FP8_8wave/8_wave.cu: kernel
 // matmul_device<M, N, K> (_Z13matmul_deviceILi<M>ELi<N>ELi<K>EEvN7kittens2glI14__hip_fp8_e4m3...),

@@ -108,7 +108,7 @@ TEST_CASE("a K-major operand is read with transposing LDS reads, two per 16-byte
   CHECK(differing_elements(run.c, expected, 4) == 0);
 }
 
-// The trace's bank cycles (access_summary.hpp: 64 banks of 4 bytes, 256 bytes
+// The trace's bank cycles (access_summary.hpp: 64 banks of 4 bytes, 128 bytes
 // of lanes a clock) of every LDS read the first workgroup executes.
 TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout][model]") {
   for (const char* file : {"baseline_256x256x64_w8.json", "pingpong_256x256x64_w8.json",
@@ -137,10 +137,10 @@ TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout
           const std::string& name = program->names[e.inst];
           if (name.rfind("DS_READ_B64_TR", 0) == 0) {
             ++transposing;
-            conflicted += e.cost != 2;  // 64 lanes x 8 bytes: two clocks
+            conflicted += e.cost != 4;  // 64 lanes x 8 bytes: four clocks
           } else if (name.rfind("DS_READ_B128", 0) == 0) {
             ++b128;
-            conflicted += e.cost != 4;  // 64 lanes x 16 bytes: four clocks
+            conflicted += e.cost != 8;  // 64 lanes x 16 bytes: eight clocks
           }
         }
       CHECK(transposing + b128 > 0);

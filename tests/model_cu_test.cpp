@@ -66,6 +66,36 @@ TEST_CASE("model: independent MFMAs and srcC chains fill the pipe; an MFMA readi
   CHECK(t.cu.instructions == 5);
 }
 
+TEST_CASE("model: MFMA throughput of 1, 4 and 8 waves, bf16 and fp8, and their MACs by operand width", "[model]") {
+  // Each wave runs 8 chained MFMAs; wave w sits on SIMD w % 4, so 1 wave uses
+  // one pipe, 4 waves all four, 8 waves two per pipe back to back. bf16
+  // 16x16x32: 4 passes (16 clocks), 8192 MACs; fp8 16x16x128: 8 passes (32
+  // clocks), 32768 MACs: twice the MACs per clock.
+  struct Kind {
+    const char* mfma;
+    uint64_t clocks, macs;
+    size_t width;
+  };
+  const Kind kinds[] = {{"v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", 16, 8192, 0},
+                        {"v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]", 32, 32768, 1}};
+  for (const Kind& kind : kinds)
+    for (uint32_t waves : {1u, 4u, 8u}) {
+      INFO(kind.mfma << ", " << waves << " waves");
+      std::string body;
+      for (int i = 0; i < 8; ++i) body += fmt::format("  {}\n", kind.mfma);
+      auto k = TestKernel::build(body + "  s_endpgm\n", with_agprs());
+      Args args;
+      auto t = model_first_workgroup(k, args.dispatch(1, 64 * waves));
+      // The last SIMD used starts at its first slot, clock (SIMDs used - 1).
+      const uint64_t per_simd = (waves + 3) / 4, last_simd = std::min(waves, 4u) - 1;
+      CHECK(t.cu.cycles == last_simd + per_simd * 8 * kind.clocks);
+      CHECK(t.cu.mfma_busy_cycles == waves * 8 * kind.clocks);
+      CHECK(t.cu.mfma_busy_cycles <= 4 * t.cu.cycles);  // no pipe busier than all the time
+      CHECK(t.cu.macs[kind.width] == waves * 8 * kind.macs);
+      CHECK(t.cu.macs[1 - kind.width] == 0);
+    }
+}
+
 TEST_CASE("model: s_waitcnt vmcnt(0) waits for a pending global load", "[model]") {
   // s_load at 0 (done 64); v_lshlrev at 4; s_waitcnt lgkmcnt(0) at 8, issues at 64;
   // global_load at 68: one 128-byte line... see each case; s_waitcnt vmcnt(0)
@@ -119,14 +149,14 @@ TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
     auto t = model_first_workgroup(k, args.dispatch(1, 64));
     return std::pair{modeltest::cost_of_first(k, t, "DS_READ_B128"), t.cu.cycles};
   };
-  // 16 B per lane: 16 lanes a clock over 64 banks; lane l at 16 l: every phase
-  // hits 64 distinct banks once: 4 clocks. Done 4 + 4 + 64 = 72; ends 77.
-  CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{4, 77});
-  // Lane l at 256 l: a phase's 16 lanes all use banks 0..3, 16 dwords each:
-  // 16 clocks per phase, 64 in all. Done 4 + 64 + 64 = 132; ends 137.
+  // 16 B per lane: 8 lanes a clock; lane l at 16 l: every phase hits 32
+  // distinct banks once: 8 clocks. Done 4 + 8 + 64 = 76; ends 81.
+  CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{8, 81});
+  // Lane l at 256 l: a phase's 8 lanes all use banks 0..3, 8 dwords each:
+  // 8 clocks per phase, 64 in all. Done 4 + 64 + 64 = 132; ends 137.
   CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{64, 137});
-  // Lanes reading the same address are broadcast: 4 phases of 1 clock.
-  CHECK(run("v_mov_b32 v1, 0").first == 4);
+  // Lanes reading the same address are broadcast: 8 phases of 1 clock.
+  CHECK(run("v_mov_b32 v1, 0").first == 8);
 }
 
 TEST_CASE("model: s_barrier holds the early wave until the late one arrives", "[model]") {

@@ -111,9 +111,11 @@ TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cl
       {tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1", "--block", "64", "--kernarg-size", "64"});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  // One wave, four chained MFMAs: 64 clocks on its CU, one round: the whole dispatch.
-  CHECK_THAT(run.output, Catch::Contains("\nmodeled cycles: 64\n"));
-  CHECK_THAT(run.output, Catch::Contains(fmt::format("\nmodeled time: {:.3f} us\n", 64 / model::param::kClockHz.value * 1e6)));
+  // One wave, four chained MFMAs: 64 clocks on its CU, one round, started one
+  // clock after the dispatch (one wave on its XCD), after the launch latency.
+  const double clock = model::param::kClockHz.value, seconds = model::param::kLaunchSeconds.value + 65 / clock;
+  CHECK_THAT(run.output, Catch::Contains(fmt::format("\nmodeled cycles: {}\n", uint64_t(std::ceil(seconds * clock)))));
+  CHECK_THAT(run.output, Catch::Contains(fmt::format("\nmodeled time: {:.3f} us\n", seconds * 1e6)));
 
   auto traced = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1", "--block",
                                    "64", "--kernarg-size", "64", "--trace", dir.file("t.json")});
@@ -177,9 +179,13 @@ TEST_CASE("model device: the L2 hit rate comes from the grid order, the same wit
   CHECK(timed.l2_hit_rate == Approx(7.0 / 16));
   CHECK(everything.l2_hit_rate == timed.l2_hit_rate);
   CHECK(everything.cycles == timed.cycles);
-  // Latency between an L2 hit and a MALL hit, weighted by the hit rate.
-  CHECK(timed.global_latency == uint32_t(std::lround(7.0 / 16 * model::param::kL2HitLatency.value +
-                                                     9.0 / 16 * model::param::kL2MissLatency.value)));
+  // Latency between an L2 hit and a miss, weighted by the hit rate. The 64
+  // workgroups read 1 MiB each (A and B panels of 256 x 1024 bf16): of the 36 MiB
+  // missed, the 24 MiB of passed buffers (A, B and the f32 C) are first touches
+  // from HBM, the other third MALL hits.
+  using namespace model::param;
+  const double miss = 2.0 / 3 * kHbmLatency.value + 1.0 / 3 * kL2MissLatency.value;
+  CHECK(timed.global_latency == uint32_t(std::lround(7.0 / 16 * kL2HitLatency.value + 9.0 / 16 * miss)));
 }
 
 // workgroup_order {xcds 8, group_m 4}: XCD 0's eight workgroups get tiles 0..7,

@@ -30,9 +30,9 @@ inline void print_model_lines(const ModelReport& m) {
   fmt::print("modeled occupancy: {} workgroups per CU, {} rounds of {} cycles; bound by {}\n", m.workgroups_per_cu,
              m.rounds, m.cu_cycles, m.bound == "CU" ? "the CU" : m.bound);
   fmt::print("modeled memory: L2 hit rate {:.0f}% (grid order), latency {} clocks; L2 {:.1f} us, MALL {:.1f} us, "
-             "HBM {:.1f} us; power ceiling {:.1f} us; store drain {:.1f} us\n",
+             "HBM {:.1f} us; power ceiling {:.1f} us; store drain {:.1f} us; launch {:.2f} us\n",
              100 * m.l2_hit_rate, m.global_latency, m.l2_seconds * 1e6, m.mall_seconds * 1e6, m.memory_seconds * 1e6,
-             m.power_seconds * 1e6, m.drain_seconds * 1e6);
+             m.power_seconds * 1e6, m.drain_seconds * 1e6, m.launch_seconds * 1e6);
   fmt::print("modeled MFMA utilisation: {:.1f}%\n", 100 * m.mfma_utilization);
   if (const TimelineWindow w = steady_state_window(m); w.steady_state)
     fmt::print("modeled steady-state MFMA utilisation: {:.1f}% (one CU, loop trips {}-{} of {}, no power ceiling)\n",
@@ -65,6 +65,9 @@ inline nlohmann::json model_json(const ModelReport& m) {
           {"mall_seconds", m.mall_seconds},
           {"power_seconds", m.power_seconds},
           {"drain_seconds", m.drain_seconds},
+          {"launch_seconds", m.launch_seconds},
+          {"dispatch_seconds", m.dispatch_seconds},
+          {"mfma_macs", {{"16bit", m.mfma_macs[0]}, {"8bit", m.mfma_macs[1]}, {"narrow", m.mfma_macs[2]}}},
           {"wave_time", stalls}};
 }
 

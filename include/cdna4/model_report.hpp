@@ -1,6 +1,7 @@
 #pragma once
 // What the "model" device says about a launch: modeled gfx950 (MI355X) time,
 // never a measurement. docs/model.md describes the model and its parameters.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,7 +44,7 @@ struct ModelSlice {
 
 struct ModelReport {
   uint64_t cycles = 0;              // whole dispatch, clocks of the modeled clock
-  double seconds = 0;               // modeled kernel time
+  double seconds = 0;               // modeled time from the launch to the kernel's end
   double clock_hz = 0;
   double mfma_utilization = 0;      // MFMA pipes busy / (all SIMDs x cycles)
   uint64_t cu_cycles = 0;           // one round of resident workgroups on one CU
@@ -58,8 +59,11 @@ struct ModelReport {
   uint32_t global_latency = 0;      // clocks a vector memory access takes, from the hit rate
   double l2_seconds = 0;            // the vector memory traffic of one XCD / its L2 bandwidth
   double mall_seconds = 0;          // L2 misses / MALL bandwidth
-  double power_seconds = 0;         // MFMA pipe time / (all pipes x power ceiling)
+  double power_seconds = 0;         // the MFMAs' energy / the board power left for them
   double drain_seconds = 0;         // the last round's stores leaving through L2 after the CUs end
+  double launch_seconds = 0;        // from the launch to the first wave (added to the time)
+  double dispatch_seconds = 0;      // starting the first round's waves (part of compute_seconds)
+  std::array<double, 3> mfma_macs{};  // the grid's MFMA multiply-adds: 16-bit, 8-bit, narrower operands
   std::string bound;                // the largest term: "CU", "power ceiling", "L2", "MALL" or "HBM" bandwidth
   ModelStallShares stalls;
   std::vector<ModelSlice> timeline;  // one CU's resident set; empty unless EmulatorConfig::model_timeline

@@ -11,7 +11,7 @@ uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes) {
   std::array<uint32_t, 64> bytes_of_lane{};
   for (const LaneAccess& a : lanes) bytes_of_lane[a.lane % 64] += a.bytes;
   const uint32_t lane_bytes = *std::max_element(bytes_of_lane.begin(), bytes_of_lane.end());
-  const uint32_t phase_lanes = std::max<uint32_t>(1, kLdsBanks * kLdsBankBytes / std::max<uint32_t>(lane_bytes, 4));
+  const uint32_t phase_lanes = std::max<uint32_t>(1, kLdsPhaseBytes / std::max<uint32_t>(lane_bytes, 4));
   const uint32_t phases = (64 + phase_lanes - 1) / phase_lanes;
   std::vector<std::vector<uint32_t>> dwords(phases);
   for (const LaneAccess& a : lanes)

@@ -209,6 +209,7 @@ class Simulation {
         const uint64_t busy = uint64_t(t.mfma_passes) * as_int(param::kClocksPerMfmaPass);
         cu_.mfma_free_at[simd] = now + busy;
         result_.mfma_busy_cycles += busy;
+        result_.macs[size_t(t.mac_class)] += t.macs;
         w.mfma_done = now + busy;
         const uint64_t ready = now + busy + as_int(param::kMfmaResultExtra);
         for (uint32_t r = t.dst_first; r < uint32_t(t.dst_first) + t.dst_count && r < kRegisters; ++r)

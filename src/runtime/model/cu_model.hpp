@@ -20,6 +20,7 @@ struct CuResult {
   uint64_t cycles = 0;            // until the last wave ends
   std::vector<uint64_t> wave_end;  // per wave, workgroup by workgroup: s_endpgm issued and its MFMAs done
   uint64_t mfma_busy_cycles = 0;  // summed over the SIMDs
+  std::array<uint64_t, kMacClasses> macs{};  // MFMA multiply-adds, by operand width
   uint64_t instructions = 0;
   uint64_t stored_bytes = 0;                       // lines vector stores touch x line size, all workgroups
   std::array<uint64_t, kSlotKinds> wave_cycles{};  // summed over waves, by Slot

@@ -8,13 +8,52 @@
 
 namespace cdna4::model {
 
-uint32_t global_latency(double l2_miss_fraction, double memory_bytes) {
-  const double miss = memory_bytes <= param::kMallBytes.value ? param::kL2MissLatency.value : param::kHbmLatency.value;
+uint32_t global_latency(double l2_miss_fraction, double memory_bytes, double grid_read_bytes) {
+  const double warm = memory_bytes <= param::kMallBytes.value ? param::kL2MissLatency.value : param::kHbmLatency.value;
   const double f = std::clamp(l2_miss_fraction, 0.0, 1.0);
+  const double missed = f * grid_read_bytes;
+  const double first_touch = missed > 0 ? std::min(1.0, memory_bytes / missed) : 1.0;
+  const double miss = first_touch * param::kHbmLatency.value + (1 - first_touch) * warm;
   return uint32_t(std::lround((1 - f) * param::kL2HitLatency.value + f * miss));
 }
 
-ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid) {
+namespace {
+
+// Seconds the MFMA pipes need at the power the board leaves them.
+double power_seconds(const std::array<double, kMacClasses>& macs, const Fitted& f) {
+  const double joules = macs[size_t(MacClass::bits16)] * f.mac_energy_16bit +
+                        macs[size_t(MacClass::bits8)] * f.mac_energy_8bit +
+                        macs[size_t(MacClass::narrow)] * f.mac_energy_8bit * param::kNarrowMacEnergyShare.value;
+  return joules / (param::kBoardPower.value - param::kStaticPower.value);
+}
+
+struct Term {
+  const char* name;
+  double seconds;
+};
+
+// The largest of the terms; the bandwidth terms come after the CU and power ones.
+const Term& largest(const std::array<Term, 5>& terms) {
+  return *std::max_element(terms.begin(), terms.end(), [](auto& a, auto& b) { return a.seconds < b.seconds; });
+}
+
+std::array<Term, 5> terms_of(const ModelReport& r) {
+  return {{{"CU", r.compute_seconds},
+           {"power ceiling", r.power_seconds},
+           {"L2 bandwidth", r.l2_seconds},
+           {"MALL bandwidth", r.mall_seconds},
+           {"HBM bandwidth", r.memory_seconds}}};
+}
+
+}  // namespace
+
+double recompose_seconds(const ModelReport& r, const Fitted& fitted) {
+  ModelReport copy = r;
+  copy.power_seconds = power_seconds(r.mfma_macs, fitted);
+  return fitted.launch_seconds + largest(terms_of(copy)).seconds + r.drain_seconds;
+}
+
+ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid, const Fitted& fitted) {
   ModelReport r;
   const double clock = param::kClockHz.value;
   const double cus = param::kComputeUnits.value, xcds = param::kXcds.value;
@@ -27,30 +66,34 @@ ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& gr
   r.cu_cycles = cu.cycles;
   r.rounds = (grid.workgroups + per_round - 1) / per_round;
   r.l2_hit_rate = 1 - std::clamp(grid.l2_miss_fraction, 0.0, 1.0);
-  r.global_latency = global_latency(grid.l2_miss_fraction, grid.memory_bytes);
+  r.global_latency = global_latency(grid.l2_miss_fraction, grid.memory_bytes, grid.read_bytes_per_workgroup * workgroups);
 
   const double read = grid.read_bytes_per_workgroup * workgroups;
   const double stored = double(cu.stored_bytes) / simulated * workgroups;
   const double l2_bytes_per_second = param::kL2BytesPerClock.value * clock;
-  r.compute_seconds = double(r.rounds) * double(cu.cycles) / clock;
+  // The dispatcher starts the first round's waves one XCD at a time: its last
+  // CU starts that long after the first.
+  const double first_round = std::min<double>(workgroups, double(per_round));
+  r.dispatch_seconds =
+      std::ceil(first_round / xcds) * grid.waves_per_workgroup / param::kWavesDispatchedPerClock.value / clock;
+  r.compute_seconds = double(r.rounds) * double(cu.cycles) / clock + r.dispatch_seconds;
   r.l2_seconds = (read + stored) / xcds / l2_bytes_per_second;
   r.mall_seconds = grid.l2_miss_fraction * read / param::kMallBytesPerSecond.value;
   r.memory_bytes = grid.memory_bytes;
   r.memory_seconds = grid.memory_bytes / param::kHbmBytesPerSecond.value;
   const double pipes = cus * param::kSimdsPerCu.value;
   const double mfma_cycles = double(cu.mfma_busy_cycles) / simulated * workgroups;
-  r.power_seconds = mfma_cycles / (pipes * clock * param::kMfmaPowerCeiling.value);
+  for (size_t c = 0; c < kMacClasses; ++c) r.mfma_macs[c] = double(cu.macs[c]) / simulated * workgroups;
+  r.power_seconds = power_seconds(r.mfma_macs, fitted);
+  r.launch_seconds = fitted.launch_seconds;
   const double last_round = workgroups - double(r.rounds - 1) * double(per_round);
   r.drain_seconds = double(cu.stored_bytes) / simulated * last_round / xcds / l2_bytes_per_second;
 
-  const std::pair<const char*, double> terms[] = {{"CU", r.compute_seconds},       {"power ceiling", r.power_seconds},
-                                                  {"L2 bandwidth", r.l2_seconds},  {"MALL bandwidth", r.mall_seconds},
-                                                  {"HBM bandwidth", r.memory_seconds}};
-  const auto largest = std::max_element(std::begin(terms), std::end(terms),
-                                        [](auto& a, auto& b) { return a.second < b.second; });
-  r.bound = largest->first;
-  r.memory_bound = largest - std::begin(terms) >= 2;
-  r.seconds = largest->second + r.drain_seconds;
+  const std::array<Term, 5> terms = terms_of(r);
+  const Term& bound = largest(terms);
+  r.bound = bound.name;
+  r.memory_bound = &bound - terms.data() >= 2;
+  r.seconds = r.launch_seconds + bound.seconds + r.drain_seconds;
   r.cycles = uint64_t(std::ceil(r.seconds * clock));
   r.mfma_utilization = r.cycles ? mfma_cycles / (pipes * double(r.cycles)) : 0;
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/instruction_class.hpp"
+#include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "common/limits.hpp"
 
@@ -61,6 +62,11 @@ uint16_t lane_bytes(std::string_view name) {
   return 4;
 }
 
+MacClass mac_class_of(const gfx950::MfmaInfo& kind, uint8_t passes) {
+  if (kind.f8f6f4) return passes < kind.passes ? MacClass::narrow : MacClass::bits8;
+  return gfx950::bits_of(kind.element) <= 8 ? MacClass::bits8 : MacClass::bits16;
+}
+
 }  // namespace
 
 std::vector<InstTiming> classify(const emu::Program& program) {
@@ -80,6 +86,10 @@ std::vector<InstTiming> classify(const emu::Program& program) {
       case Kind::setprio: t.priority = imm & 3; break;
       case Kind::mfma:
         t.mfma_passes = program.hazard[i].passes ? program.hazard[i].passes : 4;
+        if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(emu::base_opcode_name(program.names[i]))) {
+          t.macs = uint32_t(kind->m) * kind->n * kind->k;
+          t.mac_class = mac_class_of(*kind, t.mfma_passes);
+        }
         t.dst_first = in.dst[0].index;
         t.dst_count = in.dst[0].dwords;
         if (in.src[2].kind == emu::OperandKind::Vgpr) {

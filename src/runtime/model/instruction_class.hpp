@@ -17,10 +17,18 @@ enum class Kind : uint8_t {
   valu, mfma, salu, smem, vmem_load, vmem_store, lds, branch, waitcnt, barrier, nop, setprio, endpgm, other_internal
 };
 
+// Operand width of an MFMA, for its energy per MAC (docs/model.md "Power"):
+// 16-bit (bf16, f16), 8-bit (fp8, bf8, i8; an f8f6f4 MFMA with an 8-bit
+// operand) and narrower (f8f6f4 with fp6 / bf6 / fp4 operands only).
+enum class MacClass : uint8_t { bits16, bits8, narrow };
+constexpr size_t kMacClasses = 3;
+
 struct InstTiming {
   Kind kind = Kind::valu;
   Category category = Category::valu;
   uint8_t mfma_passes = 0;
+  MacClass mac_class = MacClass::bits16;
+  uint32_t macs = 0;  // MFMA: multiply-adds of one lane-group instruction (m x n x k)
   uint32_t vmcnt = gfx950::kMaxVmcnt, lgkmcnt = gfx950::kMaxLgkmcnt;  // s_waitcnt
   uint32_t nop_slots = 0;              // s_nop N: N + 1
   uint32_t priority = 0;               // s_setprio

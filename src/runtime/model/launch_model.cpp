@@ -50,11 +50,12 @@ ModelReport LaunchModel::report(const CodeObject& code) {
   const std::vector<InstTiming> timing = classify(*program);
   const std::vector<emu::WorkgroupTrace> traces = collector_.take_traces();
   const double miss = l2_reuse(collector_.take_footprints()).miss_fraction();
-  const CuResult cu = simulate_cu(*program, timing, traces, global_latency(miss, memory_bytes_), timeline_);
   double read_lines = 0;
   for (const emu::WorkgroupTrace& t : traces) read_lines += double(t.read_lines.size());
   const double read_bytes = read_lines * param::kCacheLineBytes.value / double(std::max<size_t>(traces.size(), 1));
-  return compose(cu, occupancy_, {workgroups_, simulated_, memory_bytes_, miss, read_bytes});
+  const uint32_t latency = global_latency(miss, memory_bytes_, read_bytes * double(workgroups_));
+  const CuResult cu = simulate_cu(*program, timing, traces, latency, timeline_);
+  return compose(cu, occupancy_, {workgroups_, simulated_, memory_bytes_, miss, read_bytes, occupancy_.waves_per_workgroup});
 }
 
 }  // namespace cdna4::model

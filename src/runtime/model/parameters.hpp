@@ -27,9 +27,25 @@ inline constexpr Parameter kL2BytesPerClock{"l2_bandwidth", 2048, "bytes/clock p
                                             "AMD CDNA 3 white paper (16 channels x 128 B/clock per XCD); assumed unchanged"};
 inline constexpr Parameter kFootprintBytes{"footprint_probe", 256 * 1024, "bytes per workgroup",
                                            "assumed (the first few K-steps of a GEMM tile; docs/model.md \"L2 reuse\")"};
-inline constexpr Parameter kMfmaPowerCeiling{"mfma_power_ceiling", 0.65, "of peak MFMA pipe time",
-                                             "fitted: the 8192^3 plateau of HipKittens, AITER and hipBLASLt "
-                                             "(1575-1610 TFLOP/s = 0.63-0.64 of peak); docs/model.md \"Calibration\""};
+// Power (docs/model.md "Power"): the MFMA pipes may draw the board power left
+// after the static part; a dense grid runs no faster than its MACs' energy over it.
+inline constexpr Parameter kBoardPower{"board_power", 1400, "W", "AMD Instinct MI355X data sheet (total board power)"};
+inline constexpr Parameter kStaticPower{"static_power", 400, "W",
+                                        "assumed: what the board draws besides the MFMA pipes under load (HBM, "
+                                        "fabric, caches, leakage); only the fitted energies' scale depends on it"};
+inline constexpr Parameter kMacEnergy16{"mac_energy_16bit", 1.223e-12, "J per MAC",
+                                        "fitted (bf16 / f16 MFMAs; docs/model.md \"Calibration protocol\")"};
+inline constexpr Parameter kMacEnergy8{"mac_energy_8bit", 0.593e-12, "J per MAC",
+                                       "fitted (fp8 / bf8 / i8 MFMAs; docs/model.md \"Calibration protocol\")"};
+inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5, "of mac_energy_8bit",
+                                                 "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
+                                                 "the same pipe, taken to draw the same power per pipe clock"};
+// Launch
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.32e-6, "s",
+                                          "fitted (one launch timed by events around it; docs/model.md "
+                                          "\"Small grids\")"};
+inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
+                                                    "assumed (one wave launched per clock by each XCD's dispatcher)"};
 // Compute unit
 inline constexpr Parameter kSimdsPerCu{"simds_per_cu", gfx950::kSimdsPerCu, "SIMDs", "common/limits.hpp (CDNA 4 ISA guide, ch. 1)"};
 inline constexpr Parameter kMaxWavesPerSimd{"max_waves_per_simd", gfx950::kMaxWavesPerSimd, "waves",
@@ -70,7 +86,8 @@ inline constexpr Parameter kHbmLatency{"hbm_latency", 1200, "clocks", "assumed (
 inline constexpr const Parameter* kParameters[] = {
     &param::kComputeUnits,     &param::kClockHz,          &param::kHbmBytesPerSecond, &param::kXcds,
     &param::kMallBytes,        &param::kMallBytesPerSecond, &param::kL2BytesPerClock, &param::kFootprintBytes,
-    &param::kMfmaPowerCeiling, &param::kSimdsPerCu,
+    &param::kBoardPower,       &param::kStaticPower,      &param::kMacEnergy16,     &param::kMacEnergy8,
+    &param::kNarrowMacEnergyShare, &param::kLaunchSeconds, &param::kWavesDispatchedPerClock, &param::kSimdsPerCu,
     &param::kMaxWavesPerSimd,  &param::kVgprsPerLane,     &param::kMaxWorkgroupsPerCu, &param::kLdsBytesPerCu,
     &param::kIssuePeriod,      &param::kTakenBranchPenalty, &param::kClocksPerMfmaPass, &param::kMfmaResultExtra,
     &param::kValuLatency,      &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
