@@ -15,41 +15,54 @@ uint32_t global_latency(double l2_miss_fraction, double memory_bytes) {
 }
 
 ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid) {
+  const double simulated = std::max<uint32_t>(grid.simulated_workgroups, 1);
+  const GridShape line{{uint32_t(grid.workgroups), 1, 1}};
+  auto same = [&](double value) { return GridEstimate(line, {{0, value}}); };
+  const WorkgroupCosts costs{same(double(cu.cycles)), same(double(cu.mfma_busy_cycles) / simulated),
+                             same(grid.read_bytes_per_workgroup), same(double(cu.stored_bytes) / simulated)};
+  return compose(std::move(cu), occupancy, grid, costs);
+}
+
+ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid, const WorkgroupCosts& costs) {
   ModelReport r;
   const double clock = param::kClockHz.value;
   const double cus = param::kComputeUnits.value, xcds = param::kXcds.value;
   const uint64_t per_round = uint64_t(cus) * occupancy.workgroups_per_cu;
-  const double simulated = std::max<uint32_t>(grid.simulated_workgroups, 1);
   const double workgroups = double(grid.workgroups);
   r.clock_hz = clock;
   r.workgroups_per_cu = occupancy.workgroups_per_cu;
   r.waves_per_simd = occupancy.waves_per_simd;
   r.cu_cycles = cu.cycles;
+  r.sampled_workgroups = costs.sampled;
+  r.lightest_cu_cycles = uint64_t(costs.cycles.lowest());
+  r.heaviest_cu_cycles = uint64_t(costs.cycles.highest());
   r.rounds = (grid.workgroups + per_round - 1) / per_round;
   r.l2_hit_rate = 1 - std::clamp(grid.l2_miss_fraction, 0.0, 1.0);
   r.global_latency = global_latency(grid.l2_miss_fraction, grid.memory_bytes);
 
-  const double read = grid.read_bytes_per_workgroup * workgroups;
-  const double stored = double(cu.stored_bytes) / simulated * workgroups;
+  const double read = costs.read_bytes.total();
+  const double stored = costs.stored_bytes.total();
   const double l2_bytes_per_second = param::kL2BytesPerClock.value * clock;
-  r.compute_seconds = double(r.rounds) * double(cu.cycles) / clock;
+  const uint64_t slots_per_xcd = per_round / uint64_t(xcds);
+  r.compute_seconds = dispatch_makespan(costs.cycles, grid.workgroups, uint32_t(xcds), slots_per_xcd) / clock;
   r.l2_seconds = (read + stored) / xcds / l2_bytes_per_second;
   r.mall_seconds = grid.l2_miss_fraction * read / param::kMallBytesPerSecond.value;
   r.memory_bytes = grid.memory_bytes;
   r.memory_seconds = grid.memory_bytes / param::kHbmBytesPerSecond.value;
   const double pipes = cus * param::kSimdsPerCu.value;
-  const double mfma_cycles = double(cu.mfma_busy_cycles) / simulated * workgroups;
-  r.power_seconds = mfma_cycles / (pipes * clock * param::kMfmaPowerCeiling.value);
+  const double mfma_cycles = costs.mfma_cycles.total();
+  r.mfma_peak_seconds = mfma_cycles / (pipes * clock);
+  r.power_seconds = r.mfma_peak_seconds / param::kMfmaPowerCeiling.value;
   const double last_round = workgroups - double(r.rounds - 1) * double(per_round);
-  r.drain_seconds = double(cu.stored_bytes) / simulated * last_round / xcds / l2_bytes_per_second;
+  r.drain_seconds = stored / workgroups * last_round / xcds / l2_bytes_per_second;
 
-  const std::pair<const char*, double> terms[] = {{"CU", r.compute_seconds},       {"power ceiling", r.power_seconds},
-                                                  {"L2 bandwidth", r.l2_seconds},  {"MALL bandwidth", r.mall_seconds},
-                                                  {"HBM bandwidth", r.memory_seconds}};
+  const std::pair<const char*, double> terms[] = {
+      {"CU", r.compute_seconds},          {"MFMA peak", r.mfma_peak_seconds}, {"power ceiling", r.power_seconds},
+      {"L2 bandwidth", r.l2_seconds},     {"MALL bandwidth", r.mall_seconds}, {"HBM bandwidth", r.memory_seconds}};
   const auto largest = std::max_element(std::begin(terms), std::end(terms),
                                         [](auto& a, auto& b) { return a.second < b.second; });
   r.bound = largest->first;
-  r.memory_bound = largest - std::begin(terms) >= 2;
+  r.memory_bound = largest - std::begin(terms) >= 3;
   r.seconds = largest->second + r.drain_seconds;
   r.cycles = uint64_t(std::ceil(r.seconds * clock));
   r.mfma_utilization = r.cycles ? mfma_cycles / (pipes * double(r.cycles)) : 0;

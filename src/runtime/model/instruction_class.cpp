@@ -5,6 +5,7 @@
 
 #include "common/instruction_class.hpp"
 #include "runtime/emulator/handler_registry.hpp"
+#include "runtime/model/parameters.hpp"
 
 namespace cdna4::model {
 namespace {
@@ -85,6 +86,10 @@ std::vector<InstTiming> classify(const emu::Program& program) {
           t.acc_first = in.src[2].index;
           t.acc_count = in.src[2].dwords;
         }
+        break;
+      case Kind::valu:
+        t.valu_clocks = uint8_t(gfx950::is_transcendental(program.names[i]) ? as_int(param::kTranscendentalClocks)
+                                                                             : as_int(param::kIssuePeriod));
         break;
       case Kind::vmem_load:
         if (program.hazard[i].lds_dma) t.lds_dma_bytes = uint16_t(64 * lane_bytes(program.names[i]));
