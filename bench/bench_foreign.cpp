@@ -1,13 +1,16 @@
-// Foreign bf16 GEMM code objects on the emulator, next to our own shipped
-// schedule: HipKittens' MI350X 256x256x64 kernels and AITER's hand-written
-// gfx950 bf16gemm kernels. This file holds only facts about those kernels
-// (names, kernarg offsets, grids, data layouts); the code objects come from the
-// user's directories, built and fetched as docs/emulator.md ("Foreign kernels")
-// describes:
+// Foreign code objects on the emulator, next to our own shipped schedule:
+// HipKittens' MI350X 256x256x64 bf16 GEMMs, its fp8 8-wave GEMM
+// (compiler-spilled: it uses the private segment) and attention forward, and
+// AITER's hand-written gfx950 bf16gemm kernels and attention forward. This
+// file holds only facts about those kernels (names, kernarg offsets, grids,
+// data layouts); the code objects come from the user's directories, built and
+// fetched as docs/emulator.md ("Foreign kernels") describes:
 //
-//   bench_foreign [--hipkittens DIR] [--aiter DIR] [--only SUBSTRING]
+//   bench_foreign [--hipkittens DIR] [--aiter DIR] [--aiter-gfx950 DIR] [--only SUBSTRING]
 //
-// (--only runs the rows whose "kernel MxNxK" contains SUBSTRING.)
+// (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
+// the attention kernels; --only runs the rows whose "kernel problem" contains
+// SUBSTRING.) Attention rows: foreign_attention.hpp.
 //
 // Every kernel runs twice per emulator mode (randomized completion with race
 // reports, and instant completion) on two data sets:
@@ -15,7 +18,7 @@
 //   2^24, so each is exact in fp32 in any order (split-K included) and the
 //   output must equal the CPU reference bit for bit (fp32, or the exact sum
 //   rounded to bf16 as the kernel rounds: to nearest even, or truncated);
-// - random: bf16 uniform in [-1, 1); reported as elements differing from the
+// - random: bf16 (fp8 e4m3 for the fp8 kernel) uniform in [-1, 1); reported as elements differing from the
 //   emulator's MFMA policy (cdna4::reference_gemm: one fp32 FMA chain per
 //   element in k order, then the output rounding) and the largest absolute
 //   error against a double-precision sum.
@@ -35,12 +38,15 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "foreign_attention.hpp"
+#include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
 
 namespace {
 
 // ---- data ----
 
+// Operands in bf16 (a, b) or, for the fp8 kernels, OCP fp8 e4m3 codes (a8, b8).
 struct Data {
   int64_t m, n, k;
   std::vector<uint16_t> a;  // M x K row-major bf16
@@ -48,16 +54,20 @@ struct Data {
   std::vector<float> policy;    // M x N, cdna4::reference_gemm
   std::vector<double> exact;    // M x N, double sums (random data only)
   bool integers;
+  std::vector<uint8_t> a8, b8;  // fp8 operands, same shapes
 };
 
-Data make_data(int64_t m, int64_t n, int64_t k, bool integers) {
-  Data d{m, n, k, std::vector<uint16_t>(size_t(m * k)), std::vector<uint16_t>(size_t(n * k)), {}, {}, integers};
+Data make_data(int64_t m, int64_t n, int64_t k, bool integers, bool fp8) {
+  Data d{m, n, k, std::vector<uint16_t>(size_t(m * k)), std::vector<uint16_t>(size_t(n * k)), {}, {}, integers, {}, {}};
   std::mt19937 rng(uint32_t(m * 31 + n * 7 + k));
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  // Each element as its operand type sees it: bf16 bits, or the fp8 code in the low byte.
+  auto encode = [&](float x) { return fp8 ? uint16_t(cdna4::encode_element(cdna4::DataType::fp8, x)) : cdna4::float_to_bf16(x); };
+  auto decode = [&](uint16_t v) { return fp8 ? cdna4::decode_element(cdna4::DataType::fp8, v) : cdna4::bf16_to_float(v); };
   auto fill = [&](std::vector<uint16_t>& v, int modulus, int offset) {
     for (size_t i = 0; i < v.size(); ++i) {
       const float x = integers ? float(int((i * 2654435761u >> 7) % size_t(modulus)) - offset) : uniform(rng);
-      v[i] = cdna4::float_to_bf16(x);
+      v[i] = encode(x);
     }
   };
   fill(d.a, 9, 4);
@@ -65,16 +75,23 @@ Data make_data(int64_t m, int64_t n, int64_t k, bool integers) {
   std::vector<uint16_t> b_kn(d.b.size());
   for (int64_t j = 0; j < n; ++j)
     for (int64_t x = 0; x < k; ++x) b_kn[size_t(x * n + j)] = d.b[size_t(j * k + x)];
-  d.policy = cdna4::reference_gemm(d.a, b_kn, m, n, k);
+  if (fp8) {
+    d.a8.assign(d.a.begin(), d.a.end());
+    d.b8.assign(d.b.begin(), d.b.end());
+    const std::vector<uint8_t> b8_kn(b_kn.begin(), b_kn.end());
+    d.policy = cdna4::reference_gemm(cdna4::DataType::fp8, d.a8, cdna4::DataType::fp8, b8_kn, m, n, k);
+  } else {
+    d.policy = cdna4::reference_gemm(d.a, b_kn, m, n, k);
+  }
   if (!integers) {
     d.exact.resize(size_t(m * n));
     std::vector<double> row(static_cast<size_t>(k));
     for (int64_t i = 0; i < m; ++i) {
-      for (int64_t x = 0; x < k; ++x) row[size_t(x)] = cdna4::bf16_to_float(d.a[size_t(i * k + x)]);
+      for (int64_t x = 0; x < k; ++x) row[size_t(x)] = decode(d.a[size_t(i * k + x)]);
       for (int64_t j = 0; j < n; ++j) {
         double s = 0;
         const uint16_t* bj = &d.b[size_t(j * k)];
-        for (int64_t x = 0; x < k; ++x) s += row[size_t(x)] * double(cdna4::bf16_to_float(bj[x]));
+        for (int64_t x = 0; x < k; ++x) s += row[size_t(x)] * double(decode(bj[x]));
         d.exact[size_t(i * n + j)] = s;
       }
     }
@@ -82,11 +99,11 @@ Data make_data(int64_t m, int64_t n, int64_t k, bool integers) {
   return d;
 }
 
-const Data& data_for(int64_t m, int64_t n, int64_t k, bool integers) {
-  static std::map<std::tuple<int64_t, int64_t, int64_t, bool>, Data> cache;
-  auto key = std::make_tuple(m, n, k, integers);
+const Data& data_for(int64_t m, int64_t n, int64_t k, bool integers, bool fp8) {
+  static std::map<std::tuple<int64_t, int64_t, int64_t, bool, bool>, Data> cache;
+  auto key = std::make_tuple(m, n, k, integers, fp8);
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, make_data(m, n, k, integers)).first;
+  if (it == cache.end()) it = cache.emplace(key, make_data(m, n, k, integers, fp8)).first;
   return it->second;
 }
 
@@ -107,6 +124,7 @@ struct Case {
   Out out;
   std::string note;  // launch parameters worth printing (split-K)
   std::function<Output(cdna4::Device&, const Data&, cdna4::LaunchOptions)> run;
+  bool fp8 = false;  // operands are fp8 e4m3 (Data::a8, b8)
 };
 
 cdna4::Buffer upload(cdna4::Device& dev, const std::vector<uint16_t>& v) {
@@ -133,6 +151,25 @@ Case hipkittens_case(const std::string& dir, const std::string& variant, int64_t
     cdna4::Buffer a = upload(dev, d.a), b = upload(dev, d.b), out = poisoned(dev, size_t(size * size * 2));
     Output o;
     o.stats = foreign::launch_hipkittens(dev, kernels.at(file), size, a, b, out, opt);
+    o.c = out.download<uint8_t>();
+    return o;
+  };
+  return c;
+}
+
+// The fp8 8-wave GEMM, compiled for size^3 (it spills: private segment in use).
+Case hipkittens_fp8_case(const std::string& dir, int64_t size) {
+  const std::string file = foreign::hipkittens_fp8_file(dir, size);
+  Case c{"hipkittens fp8 8-wave", size, size, size, Out::bf16_truncate, "", {}, true};
+  c.run = [file, size](cdna4::Device& dev, const Data& d, cdna4::LaunchOptions opt) {
+    static std::map<std::string, cdna4::Kernel> kernels;
+    if (!kernels.count(file)) kernels.emplace(file, cdna4::Kernel::from_file(file));
+    cdna4::Buffer a = dev.alloc(d.a8.size()), b = dev.alloc(d.b8.size());
+    a.upload(d.a8);
+    b.upload(d.b8);
+    cdna4::Buffer out = poisoned(dev, size_t(size * size * 2));
+    Output o;
+    o.stats = foreign::launch_hipkittens_fp8(dev, kernels.at(file), size, size, a, b, out, opt);
     o.c = out.download<uint8_t>();
     return o;
   };
@@ -214,35 +251,9 @@ std::vector<uint8_t> expected_bits(const std::vector<float>& c, Out out) {
   return bytes;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-constexpr size_t kMaxReports = 100000;  // per launch
-
-// Reports of one launch: counts of races and of wait-state hazards (a "+"
-// when the emulator's cap was reached), the distinct pcs, and the first of each.
-struct Reports {
-  size_t races = 0, hazards = 0;
-  std::set<uint64_t> race_pcs, hazard_pcs;
-  std::set<std::string> hazard_rules;  // "M0 written by SALU just before LDS-DMA", ...
-  std::string first_race, first_hazard;
-  bool capped = false;
-  void add(const std::vector<cdna4::RaceReport>& reports) {
-    capped = capped || reports.size() >= kMaxReports;
-    for (const cdna4::RaceReport& r : reports) {
-      const std::string text = first_line(cdna4::describe(r));
-      const size_t at = text.find(": hazard: ");
-      const bool hazard = at != std::string::npos;
-      if (hazard) hazard_rules.insert(text.substr(at + 10, text.find(" needs", at) - at - 10));
-      (hazard ? hazards : races)++;
-      (hazard ? hazard_pcs : race_pcs).insert(r.pc);
-      std::string& first = hazard ? first_hazard : first_race;
-      if (first.empty()) first = text;
-    }
-  }
-  std::string count(size_t n, const std::set<uint64_t>& pcs) const {
-    return n == 0 ? "0" : fmt::format("{}{} @{} pc", n, capped ? "+" : "", pcs.size());
-  }
-};
+using foreign::first_line;
+using foreign::kMaxReports;
+using foreign::Reports;
 
 void run_case(const Case& c) {
   cdna4::EmulatorConfig config;
@@ -259,7 +270,7 @@ void run_case(const Case& c) {
     double seconds = 0;
     try {
       for (bool integers : {true, false}) {
-        const Data& d = data_for(c.m, c.n, c.k, integers);
+        const Data& d = data_for(c.m, c.n, c.k, integers, c.fp8);
         Output o = c.run(dev, d, opt);
         const std::vector<uint8_t> want = expected_bits(d.policy, c.out);
         const size_t diff = cdna4::differing_elements(o.c, want, bf16 ? 2 : 4);
@@ -275,7 +286,7 @@ void run_case(const Case& c) {
           random = fmt::format("{} differ, {:.1e} ({:.1e})", diff, err, policy_err);
           seconds = o.stats.seconds;
         }
-        reports.add(o.stats.races);
+        reports.add(o.stats);
       }
     } catch (const std::exception& e) {
       error = e.what();
@@ -288,46 +299,43 @@ void run_case(const Case& c) {
     }
     const double macs = double(c.m) * double(c.n) * double(c.k);
     fmt::print(" {:<12} {:<30} {:>7.3f} {:>7.2f} {:>12} {:>14}{}\n", ints, random, seconds, macs / seconds / 1e9,
-               reports.count(reports.races, reports.race_pcs), reports.count(reports.hazards, reports.hazard_pcs),
+               reports.races_column(), reports.hazards_column(),
                c.note.empty() ? "" : "  " + c.note);
-    const std::string firsts = reports.first_race + "\n" + reports.first_hazard;
-    if (firsts != shown_reports) {  // under the first row that has them
-      if (!reports.first_race.empty()) fmt::print("    first race: {}\n", reports.first_race);
-      if (!reports.first_hazard.empty()) {
-        std::string rules;
-        for (const std::string& r : reports.hazard_rules) rules += (rules.empty() ? "" : "; ") + r;
-        fmt::print("    hazard rules broken: {}\n    first hazard: {}\n", rules, reports.first_hazard);
-      }
-      shown_reports = firsts;
-    }
+    reports.print_firsts(shown_reports);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string hk_dir, aiter_dir, only;
+  std::map<std::string, std::string> dirs = {
+      {"--hipkittens", ""}, {"--aiter", ""}, {"--aiter-gfx950", ""}, {"--only", ""}};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--hipkittens" || arg == "--aiter" || arg == "--only") && i + 1 < argc) {
-      (arg == "--hipkittens" ? hk_dir : arg == "--aiter" ? aiter_dir : only) = argv[++i];
+    if (dirs.count(arg) && i + 1 < argc) {
+      dirs[arg] = argv[++i];
     } else {
-      fmt::print(stderr, "usage: bench_foreign [--hipkittens DIR] [--aiter DIR] [--only SUBSTRING]\n");
+      fmt::print(stderr,
+                 "usage: bench_foreign [--hipkittens DIR] [--aiter DIR] [--aiter-gfx950 DIR] [--only SUBSTRING]\n");
       return 2;
     }
   }
+  const std::string &hk_dir = dirs["--hipkittens"], &aiter_dir = dirs["--aiter"], &only = dirs["--only"];
   std::vector<Case> cases;
   for (int64_t size : {512, 1024}) cases.push_back(own_case(size));
   if (!hk_dir.empty())
     for (const char* variant : {"16x32", "32x16"})
       for (int64_t size : {512, 1024}) cases.push_back(hipkittens_case(hk_dir, variant, size));
+  if (!hk_dir.empty()) cases.push_back(hipkittens_fp8_case(hk_dir, 1024));
   if (!aiter_dir.empty())
     for (const foreign::AiterKernel& ak : foreign::kAiterKernels)
       for (Case& c : aiter_cases(aiter_dir, ak)) cases.push_back(std::move(c));
+  auto wanted = [&](const std::string& row) { return only.empty() || row.find(only) != std::string::npos; };
   fmt::print("random: elements differing from the policy, max |C - double sum| (the policy's own)\n");
   fmt::print("{:<44} {:>14} {:<10} {:<12} {:<30} {:>7} {:>7} {:>12} {:>14}\n", "kernel", "MxNxK", "mode", "integers",
              "random", "emu s", "GMAC/s", "races", "hazards");
   for (const Case& c : cases)
-    if (only.empty() || fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k).find(only) != std::string::npos) run_case(c);
+    if (wanted(fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k))) run_case(c);
+  foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
   return 0;
 }

@@ -1,14 +1,16 @@
 #pragma once
-// Facts about foreign gfx950 bf16 GEMM code objects (HipKittens, AITER): how
-// to launch them (kernarg layout, grid, block, LDS) and how they read their
-// data. No code or binary of theirs: the user builds and fetches them as
+// Facts about foreign gfx950 code objects (HipKittens, AITER: GEMMs and
+// attention forward): how to launch them (kernarg layout, grid, block, LDS)
+// and how they read their data. No code or binary of theirs: the user builds and fetches them as
 // docs/emulator.md ("Foreign kernels") describes. bench_foreign runs them on
 // the emulator, bench_calibration through the timing model.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "attention_reference.hpp"
 #include "cdna4/runtime.hpp"
 
 namespace foreign {
@@ -59,6 +61,31 @@ inline cdna4::LaunchStats launch_hipkittens(cdna4::Device& dev, const cdna4::Ker
   gl(96, c);
   opt.dynamic_lds = 160000;
   return dev.launch(kernel, {uint32_t((size / 256) * (size / 256))}, {512}, g, opt);
+}
+
+// HipKittens (same commit), kernels/gemm/fp8fp32/FP8_8wave/8_wave.cu: kernel
+// matmul_device<M, N, K> (_Z13matmul_deviceILi<M>ELi<N>ELi<K>EEvN7kittens2glI14__hip_fp8_e4m3...),
+// shape fixed at compile time (main()'s constexpr M, N, K), three by-value
+// kittens::gl with every dimension static, 16 bytes each (data pointer +0):
+// a at 0 (fp8 e4m3 A, M x K), b at 16 (fp8 e4m3 B, N x K), c at 32 (bf16 C,
+// M x N), all row-major; 48 bytes of kernarg, no hidden arguments. C = A * B^T
+// with fp32 accumulation (v_mfma_f32_16x16x128_f8f6f4, OCP e4m3 on gfx950),
+// stored as the top 16 bits of the fp32 sum (convertor<bf16, float>, as the bf16
+// kernels). Grid M * N / (256 * 256) workgroups in x, block 512 (8 waves,
+// 2 x 4), LDS 131072 bytes fixed by the code object (As[2][2] / Bs[2][2] of
+// 128 x 128 fp8), no dynamic LDS. Built with clang-22 at 1024^3 it uses 256
+// VGPRs and spills 4 of them: 20 bytes of private segment per lane
+// (scratch_store_dwordx4 / scratch_load_dwordx4).
+inline std::string hipkittens_fp8_file(const std::string& dir, int64_t size) {
+  return dir + "/hipkittens_fp8_8wave_" + std::to_string(size) + ".hsaco";
+}
+
+inline cdna4::LaunchStats launch_hipkittens_fp8(cdna4::Device& dev, const cdna4::Kernel& kernel, int64_t m,
+                                                int64_t n, const cdna4::Buffer& a, const cdna4::Buffer& b,
+                                                const cdna4::Buffer& c, cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(48);
+  g.pointer(0, a).pointer(16, b).pointer(32, c);
+  return dev.launch(kernel, {uint32_t(m * n / (256 * 256))}, {512}, g, opt);
 }
 
 // AITER, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
@@ -136,6 +163,110 @@ inline cdna4::LaunchStats launch_aiter(cdna4::Device& dev, const cdna4::Kernel& 
   if (g.size() >= 344) g.put<uint64_t>(336, split > 1 ? sema.address() : 0);
   const cdna4::Dim3 grid(uint32_t(n / ak.tile_n), uint32_t((m + ak.tile_m - 1) / ak.tile_m), split);
   return dev.launch(kernel, grid, {256}, g, opt);
+}
+
+// ---- attention forward ----
+
+struct AttentionBuffers {
+  const cdna4::Buffer &q, &k, &v, &o, &lse;  // BSHD Q/K/V/O, LSE [B][Hq][S] fp32
+};
+
+// AITER fmha_v3_fwd, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
+// hsa/gfx950/fmha_v3_fwd/*.co with fmha_fwd.csv (ts_qo), launched as
+// csrc/cpp_itfs/mha_fwd.cu (fmha_fwd_v3, init_fmha_fwd_v3_args, get_grid_dim)
+// does for batch mode with the strides csrc/py_itfs_cu/asm_mha_fwd.cu takes from
+// BSHD tensors. Kernarg: struct fmha_fwd_v3_args (csrc/include/mha_fwd.h),
+// packed, every field in its own 16-byte slot: pointers O 0, Q 16, K 32, V 48,
+// LSE 64; then u32 (float for scalar) scalar 80, seq_len 96, Seqs 112, Ts 128,
+// Hs 144, Bs 160, gqa 176, k_Seqs 192, k_Hs 208, k_Bs 224, opt 240, lse 256,
+// kv_seq_len 272, qk_head_dim 288, v_head_dim 304, q_head_num 320, v_Seqs 336,
+// v_Hs 352, v_Bs 368, o_Seqs 384, o_Hs 400, o_Bs 416; pointers qseq 432,
+// kseq 448; lse_Hs 464; pointers qseq_padding 480, kseq_padding 496, then
+// (fp8 code objects only; the bf16 ones take 512 bytes) q/k/v_descale 512,
+// 528, 544 and u32 descale strides q_Bs 560, q_Hs 576, k_Bs 592, k_Hs 608,
+// v_Bs 624, v_Hs 640 (656 bytes). Strides are in bytes: Seqs = Hq * D * in
+// bytes, Ts = ts_qo * Seqs, Hs = D * in bytes, Bs = S * Seqs (K/V with Hkv),
+// o_* with 2-byte bf16 O, lse_Hs = 4 S; gqa = Hq / Hkv; opt 5, minus 2 for a
+// causal mask when Hq % 8 != 0 or S > 16384; lse 1 (write LSE). fp8 ("fp8bf16"):
+// Q, K, V OCP e4m3 with per-tensor fp32 descales ([1]: strides 0), O bf16.
+// Grid (ceil(ceil(S / ts_qo) / t), Hq, B) with t = 2 for a causal mask (one
+// workgroup takes a head and a tail tile), block 512, LDS fixed (160 KiB).
+struct AiterFmha {
+  const char* file;  // under hsa/gfx950
+  bool fp8, causal;
+  int ts_qo;
+};
+inline const AiterFmha kAiterFmha[] = {
+    {"fmha_v3_fwd/fwd_hd128_bf16.co", false, false, 256},
+    {"fmha_v3_fwd/fwd_hd128_bf16_causal.co", false, true, 256},
+    {"fmha_v3_fwd/fwd_hd128_fp8.co", true, false, 256},
+    {"fmha_v3_fwd/fwd_hd128_fp8_causal.co", true, true, 256},
+};
+
+// `descale` holds the three per-tensor descales (Q, K, V) for fp8, else unused.
+inline cdna4::LaunchStats launch_aiter_fmha(cdna4::Device& dev, const cdna4::Kernel& kernel, const AiterFmha& f,
+                                            const AttentionShape& s, const AttentionBuffers& io,
+                                            const cdna4::Buffer& descale, cdna4::LaunchOptions opt) {
+  const uint32_t in = f.fp8 ? 1 : 2, out = 2, d = uint32_t(s.dim), S = uint32_t(s.seqlen);
+  const uint32_t q_row = uint32_t(s.heads_q) * d, kv_row = uint32_t(s.heads_kv) * d;
+  cdna4::KernargBlock g(kernel.info().kernarg_bytes());
+  g.pointer(0, io.o).pointer(16, io.q).pointer(32, io.k).pointer(48, io.v).pointer(64, io.lse);
+  g.put<float>(80, float(1.0 / std::sqrt(double(s.dim)))).put<uint32_t>(96, S);
+  g.put<uint32_t>(112, q_row * in).put<uint32_t>(128, uint32_t(f.ts_qo) * q_row * in);
+  g.put<uint32_t>(144, d * in).put<uint32_t>(160, S * q_row * in).put<uint32_t>(176, uint32_t(s.heads_q / s.heads_kv));
+  g.put<uint32_t>(192, kv_row * in).put<uint32_t>(208, d * in).put<uint32_t>(224, S * kv_row * in);
+  const bool downgrade = f.causal && (s.heads_q % 8 != 0 || s.seqlen > 16384);
+  g.put<uint32_t>(240, downgrade ? 3 : 5).put<uint32_t>(256, 1).put<uint32_t>(272, S);
+  g.put<uint32_t>(288, d).put<uint32_t>(304, d).put<uint32_t>(320, uint32_t(s.heads_q));
+  g.put<uint32_t>(336, kv_row * in).put<uint32_t>(352, d * in).put<uint32_t>(368, S * kv_row * in);
+  g.put<uint32_t>(384, q_row * out).put<uint32_t>(400, d * out).put<uint32_t>(416, S * q_row * out);
+  g.put<uint64_t>(432, 0).put<uint64_t>(448, 0).put<uint32_t>(464, 4 * S).put<uint64_t>(480, 0).put<uint64_t>(496, 0);
+  if (f.fp8) {
+    g.pointer(512, descale).pointer(528, descale.address() + 4).pointer(544, descale.address() + 8);
+    for (size_t at = 560; at <= 640; at += 16) g.put<uint32_t>(at, 0);
+  }
+  const uint32_t tiles = uint32_t((s.seqlen + f.ts_qo - 1) / f.ts_qo), split = f.causal ? 2 : 1;
+  const cdna4::Dim3 grid((tiles + split - 1) / split, uint32_t(s.heads_q), uint32_t(s.batch));
+  return dev.launch(kernel, grid, {512}, g, opt);
+}
+
+// HipKittens attention forward, github.com/HazyResearch/HipKittens @
+// f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1, kernels/attn/gqa/kernel.cpp (d 128),
+// kernel_d64.cpp (d 64) and the same in kernels/attn/gqa_causal, built as the
+// GEMMs are (docs/emulator.md) with the sizes their Makefiles pass set to
+// ATTN_B=1 ATTN_H=4 ATTN_H_KV=2 ATTN_N=256 (the kernel maps workgroup x to head
+// (x % G) * G + x / G with G = H / H_KV, a permutation only when H = H_KV^2),
+// as hipkittens_attn_{gqa,gqa_causal}_d{128,64}.hsaco. Kernel
+// _Z10attend_kerILi<D>EEv12attn_globalsIXT_EE, one by-value argument of 248
+// bytes: five kittens::gl (data pointer +0, batch, depth, rows, cols at +8..+32
+// as 8-byte integers, 48 bytes each) Qg 0, Kg 48, Vg 96, Og 144 (bf16, (B, S, H,
+// D): BSHD) and L_vec 192 (fp32, (B, H, 1, S)), then hipStream_t at 240.
+// softmax scale 1/sqrt(D) (with log2 e) compiled in; O stored truncated to
+// bf16 (convertor<bf16, float>), L_vec the natural-log LSE. Grid (H,
+// ceil(S / 256), B), block 512, dynamic LDS 160000 bytes.
+inline constexpr int64_t kHipKittensAttentionBatch = 1, kHipKittensAttentionHeads = 4,
+                         kHipKittensAttentionKvHeads = 2, kHipKittensAttentionSeqlen = 256;
+
+inline std::string hipkittens_attention_file(const std::string& dir, bool causal, int64_t dim) {
+  return dir + "/hipkittens_attn_" + (causal ? "gqa_causal" : "gqa") + "_d" + std::to_string(dim) + ".hsaco";
+}
+
+inline cdna4::LaunchStats launch_hipkittens_attention(cdna4::Device& dev, const cdna4::Kernel& kernel,
+                                                      const AttentionShape& s, const AttentionBuffers& io,
+                                                      cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(248);
+  auto gl = [&](size_t at, const cdna4::Buffer& buf, int64_t batch, int64_t depth, int64_t rows, int64_t cols) {
+    g.pointer(at, buf).put<uint64_t>(at + 8, uint64_t(batch)).put<uint64_t>(at + 16, uint64_t(depth));
+    g.put<uint64_t>(at + 24, uint64_t(rows)).put<uint64_t>(at + 32, uint64_t(cols));
+  };
+  gl(0, io.q, s.batch, s.seqlen, s.heads_q, s.dim);
+  gl(48, io.k, s.batch, s.seqlen, s.heads_kv, s.dim);
+  gl(96, io.v, s.batch, s.seqlen, s.heads_kv, s.dim);
+  gl(144, io.o, s.batch, s.seqlen, s.heads_q, s.dim);
+  gl(192, io.lse, s.batch, s.heads_q, 1, s.seqlen);
+  opt.dynamic_lds = 160000;
+  const cdna4::Dim3 grid(uint32_t(s.heads_q), uint32_t((s.seqlen + 255) / 256), uint32_t(s.batch));
+  return dev.launch(kernel, grid, {512}, g, opt);
 }
 
 // Published MI355X bf16 GEMM throughput (TFLOP/s, M = N = K), the figures the

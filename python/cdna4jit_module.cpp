@@ -301,15 +301,19 @@ PYBIND11_MODULE(cdna4jit, mod) {
       "Raises ScheduleError (with .findings) when the verifier rejects the schedule.");
 
   py::class_<PyDevice>(mod, "Device", "Where kernels run: 'emulator' (any machine), 'model' or 'hsa' (a gfx950).")
-      .def(py::init([](const std::string& name, uint64_t seed, bool instant, unsigned threads) {
+      .def(py::init([](const std::string& name, uint64_t seed, bool instant, unsigned threads,
+                       const std::string& mfma_policy) {
              EmulatorConfig config;
              config.seed = seed;
              config.instant_completion = instant;
              config.threads = threads;
+             config.mfma_policy = parse<MfmaPolicy>(mfma_policy);
              return PyDevice{Device::open(name, config)};
            }),
            py::arg("name") = "emulator", py::kw_only(), py::arg("seed") = 1, py::arg("instant") = false,
-           py::arg("threads") = 0)
+           py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+           "mfma_policy: how the emulator's MFMAs add, 'fp32-fma-chain-k-order' or 'cdna3-fused-groups' "
+           "(docs/emulator.md, 'MFMA arithmetic policies').")
       .def_property_readonly("name", [](const PyDevice& d) { return d.device.name(); })
       .def(
           "launch",
@@ -408,18 +412,20 @@ PYBIND11_MODULE(cdna4jit, mod) {
   mod.def(
       "reference_gemm",
       [](const py::array& a, const py::array& b, const std::string& type_a, const std::string& type_b,
-         const py::object& out_dtype) {
+         const py::object& out_dtype, const std::string& mfma_policy) {
         const DataType ta = parse<DataType>(type_a), tb = parse<DataType>(type_b);
         const OutType out = out_type_named(out_dtype).value_or(OutType::f32);
+        const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
         const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-        const auto c = reference_gemm(ta, operand_bytes(a, ta, "a"), tb, operand_bytes(b, tb, "b"), m, n, k);
+        const auto c = reference_gemm(policy, ta, operand_bytes(a, ta, "a"), tb, operand_bytes(b, tb, "b"), m, n, k);
         const auto bits = to_output_bits(c, data_type(out));
         py::array result(numpy_dtype(out), std::vector<py::ssize_t>{m, n});
         std::memcpy(result.mutable_data(), bits.data(), bits.size());
         return result;
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("type_a") = "bf16", py::arg("type_b") = "bf16",
-      py::arg("out_dtype") = "float32",
-      "The CPU reference the emulator matches bit for bit: one fp32 FMA chain per element in k order "
-      "(docs/emulator.md, 'MFMA arithmetic policy'). A (M, K) and B (K, N) in C order.");
+      py::arg("out_dtype") = "float32", py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+      "The CPU reference the emulator matches bit for bit under the same mfma_policy: by default one fp32 FMA "
+      "chain per element in k order (docs/emulator.md, 'MFMA arithmetic policies'). A (M, K) and B (K, N) in C "
+      "order.");
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cdna4/gemm.hpp"
+#include "emulator_test_kernel.hpp"
 #include "foreign/hip_build.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
@@ -37,6 +38,46 @@ std::pair<std::vector<uint32_t>, std::vector<uint32_t>> both_modes(Device& dev, 
     result[instant] = out.download<uint32_t>();
   }
   return {result[0], result[1]};
+}
+
+// Spills eight per-lane dwords to scratch (the _ST and _SVS forms), clobbers
+// them and reloads them swapped, as compiler spill code does: store then load
+// with no wait in between. 4 waves per workgroup; out[32 g .. 32 g + 31] bytes
+// for global work-item g.
+constexpr uint32_t kSpillStep = 0x9e3779b1u;
+uint32_t spill_constant(int i) { return uint32_t(i + 1) * 0x2545f491u; }
+
+std::vector<uint8_t> spilling_kernel() {
+  std::string body = fmt::format(R"(
+  s_load_dwordx2 s[6:7], s[0:1], 0
+  s_lshl_b32 s3, s2, 8
+  v_add_u32 v1, s3, v0
+  s_mov_b32 s8, 0x{:x}
+  v_mul_lo_u32 v9, v1, s8
+)",
+                                 kSpillStep);
+  for (int i = 0; i < 8; ++i) body += fmt::format("  s_mov_b32 s9, 0x{:x}\n  v_add_u32 v{}, s9, v9\n", spill_constant(i), 10 + i);
+  body += R"(
+  scratch_store_dwordx4 off, v[10:13], off
+  v_mov_b32 v3, 8
+  s_mov_b32 s5, 8
+  scratch_store_dwordx4 v3, v[14:17], s5
+)";
+  for (int i = 0; i < 8; ++i) body += fmt::format("  v_mov_b32 v{}, 0\n", 10 + i);
+  body += R"(
+  scratch_load_dwordx4 v[14:17], off, off
+  scratch_load_dwordx4 v[10:13], off, off offset:16
+  s_waitcnt vmcnt(0)
+  v_lshlrev_b32 v2, 5, v1
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v2, v[10:13], s[6:7]
+  global_store_dwordx4 v2, v[14:17], s[6:7] offset:16
+  s_endpgm
+)";
+  emutest::KernelShape shape;
+  shape.private_bytes = 32;
+  shape.args = "      - { .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }\n";
+  return codegen::build_hsaco(emutest::kernel_source(body, shape), "spill.s");
 }
 
 std::vector<float> small_floats(size_t n, uint32_t seed) {
@@ -84,6 +125,17 @@ TEST_CASE("foreign test kernels give the same bits in both completion modes", "[
     Kernel kernel = Kernel::from_hsaco(test::compile_foreign_hip("naive_gemm"));
     auto [late, instant] = both_modes(dev, kernel, {(n + 15) / 16, (m + 15) / 16}, {16, 16}, dc, {da, db, dc, m, n, k});
     CHECK(late == instant);
+  }
+  SECTION("spilling kernel (private segment)") {
+    Kernel kernel = Kernel::from_hsaco(spilling_kernel());
+    Buffer out = dev.alloc(2 * 256 * 32);
+    auto [late, instant] = both_modes(dev, kernel, {2}, {256}, out, {out});
+    CHECK(late == instant);
+    for (uint32_t g = 0; g < 512; ++g)
+      for (int i = 0; i < 8; ++i) {
+        INFO("work-item " << g << " dword " << i);
+        CHECK(late[8 * g + i] == g * kSpillStep + spill_constant((i + 4) % 8));
+      }
   }
   SECTION("tiled_gemm") {
     Kernel kernel = Kernel::from_hsaco(test::compile_foreign_hip("tiled_gemm"));

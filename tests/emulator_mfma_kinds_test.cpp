@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "emulator_test_kernel.hpp"
+#include "emulator_one_mfma.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;
@@ -167,17 +167,13 @@ TEST_CASE("MFMA kinds: the bf16 shapes of the generic layout rule agree with the
 TEST_CASE("MFMA kinds: reading a result early is a hazard with the kind's passes", "[emulator][mfma][hazards]") {
   for (const Kind& s : kKinds) {
     const int last = out_regs(s) - 1;
-    const std::string mfma = fmt::format("  {} a[0:{}], v[8:{}], v[16:{}], a[0:{}]\n", s.mnemonic, last,
+    const std::string mfma = fmt::format("{} a[0:{}], v[8:{}], v[16:{}], a[0:{}]", s.mnemonic, last,
                                          7 + s.regs, 15 + s.regs, last);
+    KernelShape shape;
+    shape.vgprs = 64;
+    shape.accum_offset = 32;
     auto hazards = [&](int nops) {
-      std::string body = mfma;
-      for (int left = nops; left > 0; left -= 8) body += fmt::format("  s_nop {}\n", std::min(left, 8) - 1);
-      KernelShape shape;
-      shape.vgprs = 64;
-      shape.accum_offset = 32;
-      const TestKernel k = TestKernel::build(body + fmt::format("  v_accvgpr_read_b32 v1, a{}\n  s_endpgm\n", last), shape);
-      Args args;
-      return race_text(run(k, args.dispatch(), instant()));
+      return reports_after(mfma, nops, fmt::format("v_accvgpr_read_b32 v1, a{}", last), shape);
     };
     INFO(s.mnemonic);
     const std::string early = hazards(s.wait_states - 1);

@@ -23,6 +23,9 @@ struct KernelShape {
   bool workgroup_id_z = false;
   int workitem_id_dims = 0;  // 0: X, 1: XY, 2: XYZ
   int max_workgroup_size = 1024;
+  std::string descriptor;  // extra kernel descriptor directives, e.g. "  .amdhsa_ieee_mode 0\n"
+  uint32_t private_bytes = 0;          // private segment per work-item (enables the private segment)
+  bool private_segment_size_sgpr = false;  // user SGPR after the kernarg pointer: s2 (workgroup ids move up)
   std::string args;  // metadata ".args:" entries, e.g. "      - { .name: out, .offset: 0, ... }\n"
 };
 
@@ -41,6 +44,9 @@ k:
 .p2align 6
 .amdhsa_kernel k
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_user_sgpr_private_segment_size {}
+  .amdhsa_enable_private_segment {}
+  .amdhsa_private_segment_fixed_size {}
   .amdhsa_system_sgpr_workgroup_id_x 1
   .amdhsa_system_sgpr_workgroup_id_y {}
   .amdhsa_system_sgpr_workgroup_id_z {}
@@ -50,7 +56,7 @@ k:
   .amdhsa_accum_offset {}
   .amdhsa_group_segment_fixed_size {}
   .amdhsa_kernarg_size {}
-.end_amdhsa_kernel
+{}.end_amdhsa_kernel
 .amdgpu_metadata
 ---
 amdhsa.version: [ 1, 2 ]
@@ -60,7 +66,7 @@ amdhsa.kernels:
     .kernarg_segment_size: {}
     .kernarg_segment_align: 8
     .group_segment_fixed_size: {}
-    .private_segment_fixed_size: 0
+    .private_segment_fixed_size: {}
     .wavefront_size: 64
     .sgpr_count: {}
     .vgpr_count: {}
@@ -69,10 +75,31 @@ amdhsa.kernels:
 {}...
 .end_amdgpu_metadata
 )",
-                     body, int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
-                     s.accum_offset, s.lds, s.kernarg_size, s.kernarg_size, s.lds, s.sgprs, s.vgprs,
+                     body, int(s.private_segment_size_sgpr), int(s.private_bytes > 0), s.private_bytes,
+                     int(s.workgroup_id_y), int(s.workgroup_id_z), s.workitem_id_dims, s.vgprs, s.sgprs,
+                     s.accum_offset, s.lds, s.kernarg_size, s.descriptor, s.kernarg_size, s.lds, s.private_bytes,
+                     s.sgprs, s.vgprs,
                      s.vgprs - s.accum_offset, s.max_workgroup_size,
                      s.args.empty() ? "" : "    .args:\n" + s.args);
+}
+
+// Assembly snippets for hand-written kernels.
+// v[d:d+1] = s[b:b+1] + v[o] (a 64-bit global address per lane).
+inline std::string lane_address(int d, int b, int o) {
+  return fmt::format("  v_mov_b32 v{1}, s{3}\n  v_add_co_u32 v{0}, vcc, s{2}, v{4}\n  v_addc_co_u32 v{1}, vcc, 0, v{1}, vcc\n",
+                     d, d + 1, b, b + 1, o);
+}
+// s[d:d+3] = a buffer resource over `records` bytes (stride 0) or records of `stride` bytes at s[b:b+1].
+inline std::string buffer_resource(int d, int b, uint32_t records, uint32_t stride = 0) {
+  return fmt::format("  s_mov_b32 s{0}, s{4}\n  s_and_b32 s{1}, s{5}, 0xffff\n  s_or_b32 s{1}, s{1}, 0x{6:x}\n"
+                     "  s_mov_b32 s{2}, 0x{7:x}\n  s_mov_b32 s{3}, 0\n",
+                     d, d + 1, d + 2, d + 3, b, b + 1, stride << 16, records);
+}
+// Stores v[v] of every lane at s[b:b+1] + v[a], then moves s[b:b+1] on by 256 bytes
+// (one dword per lane of a wave: the next result's slot).
+inline std::string store_and_advance(int v, int a, int b) {
+  return fmt::format("  global_store_dword v{0}, v{1}, s[{2}:{3}]\n  s_add_u32 s{2}, s{2}, 0x100\n  s_addc_u32 s{3}, s{3}, 0\n",
+                     a, v, b, b + 1);
 }
 
 struct TestKernel {

@@ -7,41 +7,13 @@
 #include <cmath>
 #include <functional>
 
-#include "emulator_test_kernel.hpp"
+#include "emulator_lane_kernel.hpp"
 #include "support/errors.hpp"
 
 using namespace cdna4;
 using namespace cdna4::emutest;
 
 namespace {
-
-using LaneFn = std::function<uint32_t(uint32_t lane)>;
-
-// Loads inputs[i] (one dword per lane) into v(10+i), runs `body`, stores the
-// registers `outputs` and returns their values, [output][lane].
-std::vector<std::vector<uint32_t>> run_lanes(const std::string& body, const std::vector<LaneFn>& inputs,
-                                             const std::vector<int>& outputs) {
-  std::string text = "  s_load_dwordx4 s[4:7], s[0:1], 0\n  v_lshlrev_b32 v3, 2, v0\n  s_waitcnt lgkmcnt(0)\n";
-  for (size_t i = 0; i < inputs.size(); ++i)
-    text += fmt::format("  global_load_dword v{}, v3, s[4:5] offset:{}\n", 10 + i, 256 * i);
-  text += "  s_waitcnt vmcnt(0)\n" + body + "  s_nop 4\n";
-  for (size_t o = 0; o < outputs.size(); ++o)
-    text += fmt::format("  global_store_dword v3, v{}, s[6:7] offset:{}\n", outputs[o], 256 * o);
-  text += "  s_waitcnt vmcnt(0)\n  s_endpgm\n";
-  const TestKernel k = TestKernel::build(text);
-  std::vector<uint32_t> in(64 * std::max<size_t>(inputs.size(), 1)), out(64 * outputs.size(), 0xdeadbeef);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    for (uint32_t l = 0; l < 64; ++l) in[64 * i + l] = inputs[i](l);
-  Args args;
-  args.add(in);
-  args.add(out);
-  const emu::RunStats stats = run(k, args.dispatch(), randomized(5));
-  INFO(race_text(stats));
-  CHECK(stats.races.empty());
-  std::vector<std::vector<uint32_t>> result(outputs.size());
-  for (size_t o = 0; o < outputs.size(); ++o) result[o].assign(out.begin() + 64 * o, out.begin() + 64 * (o + 1));
-  return result;
-}
 
 // Bit i of the result is bit (s0_i * 4 + s1_i * 2 + s2_i) of the table.
 uint32_t bitop3_reference(uint32_t table, uint32_t s0, uint32_t s1, uint32_t s2) {
@@ -53,7 +25,6 @@ uint32_t bitop3_reference(uint32_t table, uint32_t s0, uint32_t s1, uint32_t s2)
   return r;
 }
 
-uint32_t pattern(uint32_t lane, uint32_t salt) { return (lane * 0x9e3779b9u) ^ (salt * 0x85ebca6bu) ^ (salt << 7); }
 
 }  // namespace
 

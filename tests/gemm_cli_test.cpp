@@ -24,20 +24,35 @@ std::vector<uint8_t> as_bytes(const std::vector<uint16_t>& v) {
 
 }  // namespace
 
-TEST_CASE("cdna4-gemm runs user data and checks it bit for bit", "[cli][gemm]") {
+TEST_CASE("cdna4-gemm runs user data and checks it bit for bit, under either MFMA policy", "[cli][gemm][policy]") {
   test::TempDir dir;
   const int64_t m = 70, n = 90, k = 40;
   const auto a = test::random_matrix(size_t(m * k), 3), b = test::random_matrix(size_t(k * n), 4);
   test::write_binary(dir.file("a.bin"), as_bytes(a));
   test::write_binary(dir.file("b.bin"), as_bytes(b));
-  auto r = test::run_command({tool("cdna4-gemm"), schedule("interleave4_256x256x64_w8.json"), "--shape", "70x90x40",
-                              "--a", dir.file("a.bin"), "--b", dir.file("b.bin"), "--out-type", "bf16", "--c-out",
-                              dir.file("c.bin"), "--check"});
-  INFO(r.output);
-  CHECK(r.status == 0);
-  CHECK(r.output.find("bit-exact: yes (0 of 6300 elements differ)") != std::string::npos);
+  auto gemm = [&](std::vector<std::string> extra) {
+    std::vector<std::string> command = {tool("cdna4-gemm"), schedule("interleave4_256x256x64_w8.json"), "--shape",
+                                        "70x90x40", "--a", dir.file("a.bin"), "--b", dir.file("b.bin"), "--c-out",
+                                        dir.file("c.bin"), "--check"};
+    command.insert(command.end(), extra.begin(), extra.end());
+    auto r = test::run_command(command);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("bit-exact: yes (0 of 6300 elements differ)") != std::string::npos);
+    return test::read_binary(dir.file("c.bin"));
+  };
   // The file holds what the reference says, as raw bf16.
-  CHECK((test::read_binary(dir.file("c.bin")) == to_output_bits(reference_gemm(a, b, m, n, k), true)));
+  CHECK((gemm({"--out-type", "bf16"}) == to_output_bits(reference_gemm(a, b, m, n, k), true)));
+  // --check compares against the reference under the run's policy.
+  const auto fused = reference_gemm(MfmaPolicy::cdna3_fused_groups, DataType::bf16, as_bytes(a), DataType::bf16,
+                                    as_bytes(b), m, n, k);
+  CHECK((gemm({"--out-type", "f32", "--mfma-policy", "cdna3-fused-groups"}) == to_output_bits(fused, false)));
+  CHECK((to_output_bits(fused, false) != to_output_bits(reference_gemm(a, b, m, n, k), false)));
+
+  auto unknown = test::run_command({tool("cdna4-gemm"), schedule("interleave4_256x256x64_w8.json"), "--shape",
+                                    "70x90x40", "--mfma-policy", "exact"});
+  CHECK(unknown.status == 2);
+  CHECK(unknown.output.find("--mfma-policy takes fp32-fma-chain-k-order or cdna3-fused-groups") != std::string::npos);
 }
 
 TEST_CASE("cdna4-gemm says what is wrong with its input", "[cli][gemm]") {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "cdna4/gemm.hpp"
 #include "cdna4/runtime.hpp"
 #include "codegen/assembler.hpp"
@@ -124,6 +126,37 @@ TEST_CASE("cdna4-run --device model prints modeled cycles and time", "[model][cl
                                     "--kernarg-size", "64", "--trace", dir.file("u.json")});
   CHECK(refused.status == 2);
   CHECK_THAT(refused.output, Catch::Contains("--trace needs --device model"));
+}
+
+TEST_CASE("cdna4-run --model-only runs the model's probes only and models the same time", "[model][cli]") {
+  test::TempDir dir;
+  test::write_binary(dir.file("k.hsaco"), emutest::mfma_only_hsaco());
+  auto launch = [&](std::vector<std::string> extra) {
+    std::vector<std::string> cmd = {tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "65536",
+                                    "--block", "64", "--kernarg-size", "64", "--json"};
+    cmd.insert(cmd.end(), extra.begin(), extra.end());
+    auto r = test::run_command(cmd);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.output);
+  };
+  const nlohmann::json full = launch({}), only = launch({"--model-only"});
+  CHECK(only["model"]["cycles"] == full["model"]["cycles"]);
+  CHECK(only["model"]["seconds"] == full["model"]["seconds"]);
+  const uint64_t per_workgroup = full["instructions"].get<uint64_t>() / 65536;
+  CHECK(full["instructions"].get<uint64_t>() == 65536 * per_workgroup);
+  CHECK(only["instructions"].get<uint64_t>() > 0);
+  CHECK(only["instructions"].get<uint64_t>() < 65536 * per_workgroup / 16);  // the probes, not the grid
+
+  auto refused = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--grid", "1", "--block", "64",
+                                    "--kernarg-size", "64", "--model-only"});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, Catch::Contains("--model-only needs --device model"));
+  auto no_out = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1",
+                                   "--block", "64", "--kernarg-size", "64", "--buf", "o@0=64", "--out",
+                                   "o=" + dir.file("o.bin"), "--model-only"});
+  CHECK(no_out.status == 2);
+  CHECK_THAT(no_out.output, Catch::Contains("--model-only leaves the outputs incomplete"));
 }
 
 // The baseline's grid is 8 x 8 tiles of 256 x 256 with x (the N tile) fastest,

@@ -7,6 +7,7 @@
 
 #include "codegen/assembler.hpp"
 #include "emulator_test_kernel.hpp"
+#include "repeated_hazard_kernel.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
@@ -17,13 +18,15 @@ namespace {
 
 const std::string kRun = std::string(CDNA4_BINARY_DIR) + "/cdna4-run";
 
-// A kernel "k" with one buffer argument "out", in the way cdna4-run needs it (argument metadata).
-std::string kernel_with_buffer_arg(const std::string& body) {
+// A kernel "k" with one buffer argument "out", in the way cdna4-run needs it
+// (argument metadata), for `waves` waves with 256 LDS bytes each.
+std::string kernel_with_buffer_arg(const std::string& body, int waves = 1) {
   emutest::KernelShape shape;
   shape.accum_offset = 32;
   shape.sgprs = 16;
   shape.kernarg_size = 8;
-  shape.max_workgroup_size = 64;
+  shape.max_workgroup_size = 64 * waves;
+  shape.lds = 256 * uint32_t(waves);
   shape.args = "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n";
   return emutest::kernel_source(body, shape);
 }
@@ -71,13 +74,13 @@ TEST_CASE("cdna4-run: one greppable line per race report", "[runtime][cli]") {
   const auto races = lines_starting(r.output, "race ");
   REQUIRE(races.size() == 3);
   CHECK(races[0] ==
-        "race kind=register-read pc=0x18 wg=0,0,0 wave=0 other_pc=0x10 other_wave=0 at=v10 missing=vmcnt "
+        "race kind=register-read pc=0x18 count=1 wg=0,0,0 wave=0 other_pc=0x10 other_wave=0 at=v10 missing=vmcnt "
         "inst='v_add_u32_e64 v12, v10, 1' other_inst='global_load_dword v10, v3, s[4:5]'");
   CHECK(races[1] ==
-        "race kind=hazard pc=0x24 wg=0,0,0 wave=0 other_pc=0x18 other_wave=0 at=v12 missing=wait-states "
+        "race kind=hazard pc=0x24 count=1 wg=0,0,0 wave=0 other_pc=0x18 other_wave=0 at=v12 missing=wait-states "
         "rule=valu-result-read-by-mfma needed=2 passed=1 "
         "inst='v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]' other_inst='v_add_u32_e64 v12, v10, 1'");
-  CHECK_THAT(races[2], Catch::StartsWith("race kind=hazard pc=0x2c ") &&
+  CHECK_THAT(races[2], Catch::StartsWith("race kind=hazard pc=0x2c count=1 ") &&
                            Catch::Contains(" at=a2 missing=wait-states rule=mfma-result-read-by-valu-or-memory "
                                            "needed=8 passed=0 inst='v_accvgpr_read_b32 v1, a2'"));
 }
@@ -99,11 +102,13 @@ TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime
   REQUIRE(races.size() == 3);
   CHECK(races[0]["kind"] == "register-read");
   CHECK(races[0]["pc"] == 0x18);
+  CHECK(races[0]["count"] == 1);
   CHECK(races[0]["other_pc"] == 0x10);
   CHECK(races[0]["location"] == nlohmann::json({{"space", "vgpr"}, {"first", 10}, {"count", 1}}));
   CHECK(races[0]["missing"] == "vmcnt");
   CHECK(races[0]["workgroup"] == nlohmann::json::array({0, 0, 0}));
   CHECK_FALSE(races[0].contains("rule"));
+  CHECK(j["dropped_races"] == 0);
   CHECK(races[2]["kind"] == "hazard");
   CHECK(races[2]["rule"] == "mfma-result-read-by-valu-or-memory");
   CHECK(races[2]["wait_states_needed"] == 8);
@@ -111,6 +116,39 @@ TEST_CASE("cdna4-run: --json prints the launch stats and the reports", "[runtime
   CHECK(races[2]["location"]["space"] == "agpr");
   CHECK(races[2]["other_instruction"] == "v_mfma_f32_16x16x32_bf16 a[0:3], v[8:11], v[12:15], a[0:3]");
   CHECK_THAT(races[2]["what"].get<std::string>(), Catch::Contains("needs 8 wait states"));
+}
+
+TEST_CASE("cdna4-run: reports grouped by kind, rule and pc with counts", "[runtime][cli]") {
+  // Four waves, 10 trips: two groups, 40 and 4 occurrences.
+  TempDir dir;
+  const std::string k = dir.file("repeated.hsaco");
+  test::write_binary(k, codegen::build_hsaco(kernel_with_buffer_arg(emutest::repeated_hazard_body(10), 4), "r.s"));
+
+  auto r = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256"});
+  INFO(r.output);
+  CHECK(r.status == 3);
+  auto races = lines_starting(r.output, "race ");
+  REQUIRE(races.size() == 2);
+  CHECK_THAT(races[0], Catch::Contains(" count=40 ") && Catch::Contains(" rule=m0-written-before-lds-dma "));
+  CHECK_THAT(races[1], Catch::Contains(" count=4 ") && Catch::Contains(" rule=trans-result-read-by-valu "));
+  CHECK(lines_starting(r.output, "races not kept").empty());
+
+  auto capped = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256", "--max-races", "1"});
+  INFO(capped.output);
+  CHECK(capped.status == 3);
+  races = lines_starting(capped.output, "race ");
+  REQUIRE(races.size() == 1);
+  CHECK_THAT(races[0], Catch::Contains(" count=40 "));
+  CHECK(lines_starting(capped.output, "races not kept: 4 occurrences in groups beyond the first 1").size() == 1);
+
+  auto json = run_command({kRun, k, "--grid", "1", "--block", "256", "--buf", "out=256", "--max-races", "1", "--json"});
+  INFO(json.output);
+  CHECK(json.status == 3);
+  const nlohmann::json j = nlohmann::json::parse(json.output);
+  REQUIRE(j["races"].size() == 1);
+  CHECK(j["races"][0]["count"] == 40);
+  CHECK(j["races"][0]["rule"] == "m0-written-before-lds-dma");
+  CHECK(j["dropped_races"] == 4);
 }
 
 TEST_CASE("cdna4-run: --check lists what the emulator cannot execute", "[runtime][cli]") {

@@ -45,6 +45,10 @@ TEST_CASE("cdna4-run: --help and usage errors", "[runtime]") {
   CHECK(no_block.status == 2);
   CHECK_THAT(no_block.output, Catch::Contains("--block is required"));
 
+  auto bad_policy = run_command({kRun, "k.hsaco", "--mfma-policy", "exact"});
+  CHECK(bad_policy.status == 2);
+  CHECK_THAT(bad_policy.output, Catch::Contains("--mfma-policy takes fp32-fma-chain-k-order or cdna3-fused-groups"));
+
   auto bad_grid = run_command({kRun, "k.hsaco", "--grid", "4,0", "--block", "64"});
   CHECK(bad_grid.status == 2);
   CHECK_THAT(bad_grid.output, Catch::Contains("--grid: '0' must be 1.."));

@@ -37,6 +37,9 @@ TEST_CASE("vocabulary: every value's name parses back to it, once", "[vocabulary
   names_round_trip<OpKind>();
   names_round_trip<BiasDim>();
   names_round_trip<OutType>();
+  names_round_trip<MfmaPolicy>();
+  CHECK(std::string(to_string(MfmaPolicy::cdna3_fused_groups)) == "cdna3-fused-groups");  // scripts rely on it
+  CHECK(std::string(to_string(MfmaPolicy::fp32_fma_chain_k_order)) == "fp32-fma-chain-k-order");
 }
 
 TEST_CASE("vocabulary: a bad name is refused with the names there are", "[vocabulary]") {

@@ -2,6 +2,7 @@
 // buffers from files or generated, scalar arguments, and outputs to files.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "cdna4/runtime.hpp"
 #include "cli_conventions.hpp"
+#include "cli_names.hpp"
 #include "cli_numbers.hpp"
 #include "launch_progress.hpp"
 #include "raw_kernarg.hpp"
@@ -40,6 +42,9 @@ Runs one kernel of a code object and writes its output buffers to files.
                           the Chrome trace-event format (Perfetto, chrome://tracing)
   --timeline FILE.svg     model device: draw two steady-state loop trips of that
                           timeline, a row per wave grouped by SIMD
+  --model-only            model device: run only the workgroups the model times
+                          (its probes), not the whole grid: the modeled time in
+                          seconds at any size; outputs stay incomplete (no --out)
   --grid X[,Y,Z]          grid size in workgroups
   --global X[,Y,Z]        grid size in work-items instead (may end in a partial workgroup)
   --block X[,Y,Z]         workgroup size in work-items (required)
@@ -67,8 +72,11 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
+  --mfma-policy NAME      emulator: how MFMAs add, fp32-fma-chain-k-order (default) or
+                          cdna3-fused-groups (docs/emulator.md)
   --max-instructions N    emulator: stop after N wave-instructions (default 2^36; 0: no limit)
   --timeout SECONDS       emulator: stop after SECONDS of wall time (default 600; 0: no limit)
+  --max-races N           emulator: keep at most N race/hazard groups (default 16)
   --list                  print the kernels and their arguments, then exit
   --check                 list every instruction reachable from the kernel's entry
                           (all kernels without --kernel) that the emulator cannot
@@ -81,9 +89,11 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
 
 ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
 or its position among the explicit arguments: #0, #1, ...
-Each race or hazard report is one line: race kind=K pc=0x.. wg=X,Y,Z wave=W
+Reports are grouped by (kind, rule, pc): one line per group, the first occurrence's
+facts and the group's count: race kind=K pc=0x.. count=C wg=X,Y,Z wave=W
 other_pc=0x.. other_wave=W at=LOCATION missing=WAIT [rule=R needed=N passed=P]
-inst='...' other_inst='...'.
+inst='...' other_inst='...'. Occurrences of groups beyond --max-races are counted
+on a last line, "races not kept: N occurrences ...".
 Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still written),
 130 stopped by Ctrl-C (no outputs written).
 )";
@@ -100,7 +110,10 @@ struct Options {
   std::optional<uint64_t> seed;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
+  size_t max_races = cdna4::EmulatorConfig{}.max_races;
   bool instant = false;
+  bool model_only = false;
+  cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
   std::string trace;
   std::string timeline;
   std::optional<std::string> kernarg_file;
@@ -173,6 +186,9 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds", UINT32_MAX));
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
+    else if (a == "--model-only") o.model_only = true;
+    else if (a == "--max-races") o.max_races = parse_uint(value(), "--max-races");
+    else if (a == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), a);
     else if (a == "--trace") o.trace = value();
     else if (a == "--timeline") o.timeline = value();
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
@@ -193,6 +209,9 @@ Options parse_command_line(int argc, char** argv) {
   if (!o.block) throw UsageError("--block is required");
   if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
   if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
+  if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
+  if (o.model_only && !o.outs.empty())
+    throw UsageError("--model-only leaves the outputs incomplete: it cannot go with --out");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
   return o;
 }
@@ -337,8 +356,9 @@ cdna4::KernargBlock raw_block(const Options& o, cdna4::Device& device, std::map<
 void list_kernels(const std::string& path) {
   cdna4::CodeObject code = cdna4::CodeObject::read(read_file(path));
   for (const cdna4::KernelInfo& k : code.kernels()) {
-    fmt::print("{}: kernarg {} bytes, LDS {} bytes, max workgroup {}\n", k.name, k.kernarg_bytes(),
-               k.group_segment_fixed_size, k.max_flat_workgroup_size);
+    fmt::print("{}: kernarg {} bytes, LDS {} bytes, private {} bytes per work-item, max workgroup {}\n", k.name,
+               k.kernarg_bytes(), k.group_segment_fixed_size,
+               std::max(k.private_segment_fixed_size, k.md_private_segment_fixed_size), k.max_flat_workgroup_size);
     auto args = cdna4::explicit_args(k);
     for (size_t i = 0; i < args.size(); ++i) fmt::print("  {}\n", cdna4::describe_arg(*args[i], i));
   }
@@ -377,8 +397,6 @@ int check_kernels(const Options& o) {
 
 void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::Dim3 grid, bool work_items,
                 cdna4::Dim3 block, const cdna4::LaunchStats& stats) {
-  nlohmann::json races = nlohmann::json::array();
-  for (const cdna4::RaceReport& race : stats.races) races.push_back(cdna4::tools::race_json(race));
   nlohmann::json out = {
       {"kernel", kernel.name()},
       {"device", device},
@@ -388,8 +406,8 @@ void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::D
       {"seconds", stats.seconds},
       {"instructions", stats.instructions},
       {"mfma_macs", stats.mfma_macs},
-      {"races", races},
   };
+  cdna4::tools::add_races_json(out, stats);
   if (stats.model) out["model"] = cdna4::tools::model_json(*stats.model);
   fmt::print("{}\n", out.dump(2));
 }
@@ -397,6 +415,9 @@ void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::D
 cdna4::Device open_device(const Options& o) {
   cdna4::EmulatorConfig config;
   config.instant_completion = o.instant;
+  config.model_only = o.model_only;
+  config.max_races = o.max_races;
+  config.mfma_policy = o.mfma_policy;
   config.model_timeline = !o.trace.empty() || !o.timeline.empty();
   if (o.seed) config.seed = *o.seed;
   return cdna4::Device::open(o.device, config);
@@ -496,7 +517,7 @@ int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& d
   if (stats.model && !o.timeline.empty()) cdna4::tools::write_timeline_svg(o.timeline, *stats.model, kernel.name());
   if (o.json) {
     print_json(kernel, device.name(), grid, o.global.has_value(), *o.block, stats);
-    return stats.races.empty() ? 0 : 3;
+    return stats.races.empty() && !stats.dropped_races ? 0 : 3;
   }
   fmt::print("{} on {}: grid ({},{},{}) {} block ({},{},{}): {:.6f} s", kernel.name(), device.name(),
              grid.x, grid.y, grid.z, o.global ? "work-items" : "workgroups", o.block->x, o.block->y,
@@ -505,8 +526,8 @@ int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& d
   if (stats.mfma_macs) fmt::print(", {} MFMA MACs", stats.mfma_macs);
   fmt::print("\n");
   if (stats.model) cdna4::tools::print_model_lines(*stats.model);
-  for (const cdna4::RaceReport& race : stats.races) fmt::print("{}\n", cdna4::tools::race_line(race));
-  return stats.races.empty() ? 0 : 3;
+  cdna4::tools::print_race_lines(stats, o.max_races);
+  return stats.races.empty() && !stats.dropped_races ? 0 : 3;
 }
 
 }  // namespace

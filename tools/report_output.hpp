@@ -11,16 +11,17 @@
 
 namespace cdna4::tools {
 
-// race kind=K pc=0x.. wg=X,Y,Z wave=W other_pc=0x.. other_wave=W at=LOC missing=M
+// race kind=K pc=0x.. count=C wg=X,Y,Z wave=W other_pc=0x.. other_wave=W at=LOC missing=M
 //   [rule=R needed=N passed=P] inst='...' other_inst='...'
+// (one line per (kind, rule, pc) group: C occurrences, the first one's facts)
 inline std::string race_line(const RaceReport& r) {
   std::string hazard = r.kind == RaceKind::Hazard ? fmt::format(" rule={} needed={} passed={}", to_string(r.rule),
                                                                 r.wait_states_needed, r.wait_states_passed)
                                                   : "";
-  return fmt::format("race kind={} pc=0x{:x} wg={},{},{} wave={} other_pc=0x{:x} other_wave={} at={} missing={}{} "
-                     "inst='{}' other_inst='{}'",
-                     to_string(r.kind), r.pc, r.workgroup[0], r.workgroup[1], r.workgroup[2], r.wave, r.other_pc,
-                     r.other_wave, to_string(r.location), to_string(r.missing), hazard, r.instruction,
+  return fmt::format("race kind={} pc=0x{:x} count={} wg={},{},{} wave={} other_pc=0x{:x} other_wave={} at={} "
+                     "missing={}{} inst='{}' other_inst='{}'",
+                     to_string(r.kind), r.pc, r.count, r.workgroup[0], r.workgroup[1], r.workgroup[2], r.wave,
+                     r.other_pc, r.other_wave, to_string(r.location), to_string(r.missing), hazard, r.instruction,
                      r.other_instruction);
 }
 
@@ -38,6 +39,7 @@ inline nlohmann::json race_json(const RaceReport& r) {
   nlohmann::json j = {
       {"kind", to_string(r.kind)},
       {"pc", r.pc},
+      {"count", r.count},
       {"instruction", r.instruction},
       {"workgroup", {r.workgroup[0], r.workgroup[1], r.workgroup[2]}},
       {"wave", r.wave},
@@ -54,6 +56,22 @@ inline nlohmann::json race_json(const RaceReport& r) {
     j["wait_states_passed"] = r.wait_states_passed;
   }
   return j;
+}
+
+// Every report as a line, then, when groups were not kept, how many occurrences those had.
+inline void print_race_lines(const LaunchStats& stats, size_t max_races) {
+  for (const RaceReport& race : stats.races) fmt::print("{}\n", race_line(race));
+  if (stats.dropped_races)
+    fmt::print("races not kept: {} occurrence{} in groups beyond the first {}\n", stats.dropped_races,
+               stats.dropped_races == 1 ? "" : "s", max_races);
+}
+
+// The "races" array and "dropped_races" of the tools' JSON output.
+inline void add_races_json(nlohmann::json& out, const LaunchStats& stats) {
+  nlohmann::json races = nlohmann::json::array();
+  for (const RaceReport& race : stats.races) races.push_back(race_json(race));
+  out["races"] = races;
+  out["dropped_races"] = stats.dropped_races;
 }
 
 // unsupported kernel=K count=N first_pc=0x.. opcode=NAME inst='...' reason='...'

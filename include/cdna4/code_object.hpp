@@ -51,6 +51,8 @@ struct KernelInfo {
   uint32_t kernarg_bytes() const { return kernarg_size > md_kernarg_size ? kernarg_size : md_kernarg_size; }
   // Entry ABI bits decoded from the descriptor.
   bool user_sgpr_kernarg_ptr() const { return kernel_code_properties & 0x8; }
+  bool ieee_mode() const { return (compute_pgm_rsrc1 >> 23) & 1; }      // MODE.IEEE at wave start
+  bool fp16_overflow() const { return (compute_pgm_rsrc1 >> 26) & 1; }  // MODE.FP16_OVFL: saturating conversions
   uint32_t user_sgpr_count() const { return (compute_pgm_rsrc2 >> 1) & 0x1f; }
   bool workgroup_id_x() const { return (compute_pgm_rsrc2 >> 7) & 1; }
   bool workgroup_id_y() const { return (compute_pgm_rsrc2 >> 8) & 1; }

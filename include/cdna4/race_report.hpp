@@ -67,6 +67,9 @@ struct RaceReport {
   uint32_t wait_states_needed = 0;
   uint32_t wait_states_passed = 0;
   std::string what;  // the report for humans: describe() of the fields above
+  // Occurrences of this (kind, rule, pc) in the launch; the fields above are
+  // the first one's (lowest workgroup, then first in time).
+  uint64_t count = 1;
 };
 
 // Stable lower-case names for scripts: "register-read", "vmcnt+barrier", "m0-written-before-lds-dma", ...

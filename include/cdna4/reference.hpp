@@ -52,6 +52,16 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
                                   std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
                                   std::span<const uint8_t> scale_a = {}, std::span<const uint8_t> scale_b = {});
 
+// The same under an MFMA arithmetic policy (docs/emulator.md, "MFMA arithmetic
+// policies"): fp32-fma-chain-k-order is the function above; cdna3-fused-groups
+// adds k in groups of 8 (bf16 x bf16, f16 x f16) or 16 (fp8 / bf8 x fp8 / bf8,
+// even and odd k apart) from k = 0, each group fused with the accumulator as
+// CDNA3's matrix cores do (MMA-Sim), a last partial group as if padded with
+// zeros; other types and scales throw cdna4::Error.
+std::vector<float> reference_gemm(MfmaPolicy policy, DataType type_a, std::span<const uint8_t> a, DataType type_b,
+                                  std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
+                                  std::span<const uint8_t> scale_a = {}, std::span<const uint8_t> scale_b = {});
+
 // The fused epilogue on the fp32 product `acc` (M x N row-major), per element
 // in this order, each step one fp32 operation rounded to nearest even:
 //   x = alpha * acc;  x = fma(beta, C[i][j], x) (with C);  x = x + bias[i or j];

@@ -21,6 +21,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/model_report.hpp"
 #include "cdna4/race_report.hpp"
+#include "cdna4/vocabulary.hpp"
 
 namespace cdna4 {
 
@@ -176,7 +177,11 @@ struct LaunchStats {
   double seconds = 0;             // kernel time (HSA: dispatch timestamps when available)
   uint64_t instructions = 0;      // emulator: wave-instructions executed
   uint64_t mfma_macs = 0;         // emulator: MFMA multiply-accumulates
-  std::vector<RaceReport> races;  // emulator, with OnRace::Report
+  // Emulator, with OnRace::Report: one report per (kind, rule, pc), the first
+  // occurrence with its count; at most EmulatorConfig::max_races groups, the
+  // occurrences of further groups counted in dropped_races.
+  std::vector<RaceReport> races;
+  uint64_t dropped_races = 0;
   std::optional<ModelReport> model;  // the "model" device: modeled gfx950 time
 };
 
@@ -195,7 +200,7 @@ struct EmulatorConfig {
   uint64_t seed = 1;                // seeds the random completion delays
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
   unsigned threads = 0;             // host threads running workgroups; 0 = all cores
-  size_t max_races = 16;
+  size_t max_races = 16;            // race / hazard groups kept per launch (LaunchStats::races)
   // Bounds on one launch; hitting one throws LimitError naming the workgroup,
   // wave and pc. 0 means no limit.
   uint64_t max_instructions = uint64_t(1) << 36;  // wave-instructions (about 7e10)
@@ -207,6 +212,9 @@ struct EmulatorConfig {
   // Model device: fill ModelReport::timeline (per wave: MFMAs, memory
   // operations in flight, waits, barriers) for a timeline view.
   bool model_timeline = false;
+  // How MFMAs add their products (docs/emulator.md, "MFMA arithmetic policies"):
+  // the fp32 FMA chain in k order (default) or CDNA3's measured fused groups.
+  MfmaPolicy mfma_policy = MfmaPolicy::fp32_fma_chain_k_order;
 };
 
 // An instruction of a kernel the emulator cannot execute; occurrences with the

@@ -26,6 +26,10 @@ enum class OpKind { g2s, s2r, mfma, barrier, setprio, wait };
 enum class BiasDim { none, m, n };  // a fused epilogue's bias per row (length M) or per column (length N)
 // The type a GEMM writes D in: f32, or bf16 / f16 rounded to nearest even.
 enum class OutType { f32, bf16, f16 };
+// How the emulator and the CPU reference add an MFMA's products (docs/emulator.md,
+// "MFMA arithmetic policies"): "fp32-fma-chain-k-order" (the default, an
+// assumption) or "cdna3-fused-groups" (MMA-Sim's hardware-measured CDNA3 algorithm).
+enum class MfmaPolicy { fp32_fma_chain_k_order, cdna3_fused_groups };
 
 const char* to_string(Operand operand);
 const char* to_string(DataType type);
@@ -34,6 +38,7 @@ const char* to_string(MfmaKind kind);  // the mnemonic
 const char* to_string(OpKind kind);
 const char* to_string(BiasDim dim);
 const char* to_string(OutType out);
+const char* to_string(MfmaPolicy policy);
 
 int element_bits(DataType type);
 int element_bytes(OutType out);

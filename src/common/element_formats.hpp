@@ -77,6 +77,26 @@ inline uint32_t encode_element(Element e, float value) {
   return sign | (code > largest ? overflow : uint32_t(code));
 }
 
+// The unscaled fp32 -> fp8 / bf8 conversions (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32):
+// round to nearest even, NaN to e's NaN. A finite value that rounds beyond the
+// largest finite one becomes that largest value when `saturate` (the wave's
+// FP16_OVFL mode bit) is set, otherwise e's overflow: NaN for fp8, infinity for
+// bf8; an infinity stays fp8's NaN / bf8's infinity either way.
+inline uint32_t convert_to_f8(Element e, float value, bool saturate) {
+  const ElementInfo& f = element_info(e);
+  const uint32_t sign = std::signbit(value) ? 1u << (f.bits - 1) : 0;
+  const uint32_t nan_or_infinity = (1u << (f.bits - 1)) - (f.specials == Specials::ieee ? 1u << f.mantissa_bits : 1u);
+  const uint32_t largest = largest_finite_code(f);
+  if (std::isinf(value)) return sign | nan_or_infinity;
+  if (std::isnan(value)) return encode_element(e, value);
+  // Halfway between the largest finite value and the next code up rounds up when
+  // the largest one's mantissa is odd (ties to even).
+  const double top = element_value(e, largest), halfway = top + std::ldexp(1.0, int(std::ilogb(top)) - f.mantissa_bits - 1);
+  const double magnitude = std::fabs(double(value));
+  if (magnitude > halfway || (magnitude == halfway && (largest & 1))) return sign | (saturate ? largest : nan_or_infinity);
+  return encode_element(e, value);
+}
+
 // acc + x * y * 2^exponent, rounded once (fp32, to nearest even): an fma of the
 // exact scaled product. Finite non-zero x and y are split into two normal fp32
 // factors whose product is exact; products beyond 2^254 or below 2^-250 round

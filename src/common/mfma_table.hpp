@@ -5,6 +5,9 @@
 //   A: lane l, element e of the lane's A registers holds A[l % M][kpl*(l / M) + e]
 //   B: likewise B[kpl*(l / N) + e][l % N]     (kpl = K / (64 / M) elements per lane)
 //   C/D: lane l, register r holds D[4*(64/N)*(r/4) + 4*(l/N) + r%4][l % N]
+// Sparse (smfmac) kinds: B as above; A is 4:2 structured-sparse, lane l holds
+// the kpl/2 kept values of A[l % M][kpl*(l / M) .. +kpl-1], two per group of 4
+// k; the index VGPR says where (sparse_index_bits).
 // Element e of width w is bits [w*e, w*e + w) of the lane's registers read as one
 // little-endian bit string (an fp6 element may straddle two dwords). Scaled
 // f8f6f4 kinds (kpl = 32 = one scale block): lane l's scale byte scales
@@ -73,12 +76,25 @@ struct MfmaInfo {
   std::string_view mnemonic;  // as LLVM prints it (the assembler also reads older spellings)
   std::string_view opcode;    // LLVM's base opcode name, as the disassembler names it
   uint8_t m, n, k;
-  uint8_t ab_regs;   // dwords per lane in A and in B (f8f6f4: with fp8 / bf8 operands)
-  Element element;   // of A and B (f8f6f4: the default, fp8; cbsz / blgp choose)
+  uint8_t ab_regs;   // dwords per lane in B and, unless sparse, A (f8f6f4: with fp8 / bf8 operands)
+  Element element;   // of A, and of B unless element_b says otherwise (f8f6f4: the default, fp8; cbsz / blgp choose)
   uint8_t passes;    // 4 clocks each (f8f6f4: with an fp8 / bf8 operand; mfma_passes)
   bool f8f6f4 = false;
   bool scaled = false;  // two extra VGPR operands of E8M0 scales (op_sel picks the byte)
+  Element element_b = element;
+  bool sparse = false;  // smfmac: A 4:2 sparse (half of ab_regs), src C the index VGPR, D accumulates in place
 };
+
+// The CDNA3-style fp8 / bf8 kinds (A and B of their own types, 2 dwords a lane)
+// and the sparse kinds, spelled as rows.
+constexpr MfmaInfo mixed8(std::string_view mnemonic, std::string_view opcode, uint8_t mn, uint8_t k, Element a,
+                          Element b, uint8_t passes) {
+  return {mnemonic, opcode, mn, mn, k, 2, a, passes, false, false, b};
+}
+constexpr MfmaInfo sparse(std::string_view mnemonic, std::string_view opcode, uint8_t mn, uint8_t k, uint8_t b_regs,
+                          Element a, Element b, uint8_t passes) {
+  return {mnemonic, opcode, mn, mn, k, b_regs, a, passes, false, false, b, true};
+}
 
 // Passes: LLVM's SISchedule for gfx940+ (XDL write latency = 4 x passes),
 // confirmed by the s_nop counts clang-22 emits before reading each kind's result.
@@ -108,6 +124,47 @@ inline constexpr MfmaInfo kMfmaKinds[] = {
      true},
     {"v_mfma_scale_f32_32x32x64_f8f6f4", "V_MFMA_SCALE_F32_32X32X64_F8F6F4", 32, 32, 64, 8, Element::fp8, 16, true,
      true},
+    // CDNA3's fp8 kinds, OCP E4M3 / E5M2 on gfx950: 4 / 8 passes (llvm-mca-22's
+    // latency 8 / 12; clang-22 emits s_nop 7 before a store of a 16x16x32 result).
+    mixed8("v_mfma_f32_16x16x32_fp8_fp8", "V_MFMA_F32_16X16X32_FP8_FP8", 16, 32, Element::fp8, Element::fp8, 4),
+    mixed8("v_mfma_f32_16x16x32_fp8_bf8", "V_MFMA_F32_16X16X32_FP8_BF8", 16, 32, Element::fp8, Element::bf8, 4),
+    mixed8("v_mfma_f32_16x16x32_bf8_fp8", "V_MFMA_F32_16X16X32_BF8_FP8", 16, 32, Element::bf8, Element::fp8, 4),
+    mixed8("v_mfma_f32_16x16x32_bf8_bf8", "V_MFMA_F32_16X16X32_BF8_BF8", 16, 32, Element::bf8, Element::bf8, 4),
+    mixed8("v_mfma_f32_32x32x16_fp8_fp8", "V_MFMA_F32_32X32X16_FP8_FP8", 32, 16, Element::fp8, Element::fp8, 8),
+    mixed8("v_mfma_f32_32x32x16_fp8_bf8", "V_MFMA_F32_32X32X16_FP8_BF8", 32, 16, Element::fp8, Element::bf8, 8),
+    mixed8("v_mfma_f32_32x32x16_bf8_fp8", "V_MFMA_F32_32X32X16_BF8_FP8", 32, 16, Element::bf8, Element::fp8, 8),
+    mixed8("v_mfma_f32_32x32x16_bf8_bf8", "V_MFMA_F32_32X32X16_BF8_BF8", 32, 16, Element::bf8, Element::bf8, 8),
+    // Sparse kinds (CDNA3's and gfx950's doubled K): 4 / 8 passes for every
+    // type (llvm-mca-22's latency 8 / 12; clang-22: s_nop 7 / s_nop 11 before a
+    // store of a 16x16 / 32x32 result, e.g. 16x16x128 fp8 and 32x32x32 bf16).
+    sparse("v_smfmac_f32_16x16x32_f16", "V_SMFMAC_F32_16X16X32_F16", 16, 32, 4, Element::f16, Element::f16, 4),
+    sparse("v_smfmac_f32_32x32x16_f16", "V_SMFMAC_F32_32X32X16_F16", 32, 16, 4, Element::f16, Element::f16, 8),
+    sparse("v_smfmac_f32_16x16x64_f16", "V_SMFMAC_F32_16X16X64_F16", 16, 64, 8, Element::f16, Element::f16, 4),
+    sparse("v_smfmac_f32_32x32x32_f16", "V_SMFMAC_F32_32X32X32_F16", 32, 32, 8, Element::f16, Element::f16, 8),
+    sparse("v_smfmac_f32_16x16x32_bf16", "V_SMFMAC_F32_16X16X32_BF16", 16, 32, 4, Element::bf16, Element::bf16, 4),
+    sparse("v_smfmac_f32_32x32x16_bf16", "V_SMFMAC_F32_32X32X16_BF16", 32, 16, 4, Element::bf16, Element::bf16, 8),
+    sparse("v_smfmac_f32_16x16x64_bf16", "V_SMFMAC_F32_16X16X64_BF16", 16, 64, 8, Element::bf16, Element::bf16, 4),
+    sparse("v_smfmac_f32_32x32x32_bf16", "V_SMFMAC_F32_32X32X32_BF16", 32, 32, 8, Element::bf16, Element::bf16, 8),
+    sparse("v_smfmac_i32_16x16x64_i8", "V_SMFMAC_I32_16X16X64_I8", 16, 64, 4, Element::i8, Element::i8, 4),
+    sparse("v_smfmac_i32_32x32x32_i8", "V_SMFMAC_I32_32X32X32_I8", 32, 32, 4, Element::i8, Element::i8, 8),
+    sparse("v_smfmac_i32_16x16x128_i8", "V_SMFMAC_I32_16X16X128_I8", 16, 128, 8, Element::i8, Element::i8, 4),
+    sparse("v_smfmac_i32_32x32x64_i8", "V_SMFMAC_I32_32X32X64_I8", 32, 64, 8, Element::i8, Element::i8, 8),
+    sparse("v_smfmac_f32_16x16x64_fp8_fp8", "V_SMFMAC_F32_16X16X64_FP8_FP8", 16, 64, 4, Element::fp8, Element::fp8, 4),
+    sparse("v_smfmac_f32_16x16x64_fp8_bf8", "V_SMFMAC_F32_16X16X64_FP8_BF8", 16, 64, 4, Element::fp8, Element::bf8, 4),
+    sparse("v_smfmac_f32_16x16x64_bf8_fp8", "V_SMFMAC_F32_16X16X64_BF8_FP8", 16, 64, 4, Element::bf8, Element::fp8, 4),
+    sparse("v_smfmac_f32_16x16x64_bf8_bf8", "V_SMFMAC_F32_16X16X64_BF8_BF8", 16, 64, 4, Element::bf8, Element::bf8, 4),
+    sparse("v_smfmac_f32_32x32x32_fp8_fp8", "V_SMFMAC_F32_32X32X32_FP8_FP8", 32, 32, 4, Element::fp8, Element::fp8, 8),
+    sparse("v_smfmac_f32_32x32x32_fp8_bf8", "V_SMFMAC_F32_32X32X32_FP8_BF8", 32, 32, 4, Element::fp8, Element::bf8, 8),
+    sparse("v_smfmac_f32_32x32x32_bf8_fp8", "V_SMFMAC_F32_32X32X32_BF8_FP8", 32, 32, 4, Element::bf8, Element::fp8, 8),
+    sparse("v_smfmac_f32_32x32x32_bf8_bf8", "V_SMFMAC_F32_32X32X32_BF8_BF8", 32, 32, 4, Element::bf8, Element::bf8, 8),
+    sparse("v_smfmac_f32_16x16x128_fp8_fp8", "V_SMFMAC_F32_16X16X128_FP8_FP8", 16, 128, 8, Element::fp8, Element::fp8, 4),
+    sparse("v_smfmac_f32_16x16x128_fp8_bf8", "V_SMFMAC_F32_16X16X128_FP8_BF8", 16, 128, 8, Element::fp8, Element::bf8, 4),
+    sparse("v_smfmac_f32_16x16x128_bf8_fp8", "V_SMFMAC_F32_16X16X128_BF8_FP8", 16, 128, 8, Element::bf8, Element::fp8, 4),
+    sparse("v_smfmac_f32_16x16x128_bf8_bf8", "V_SMFMAC_F32_16X16X128_BF8_BF8", 16, 128, 8, Element::bf8, Element::bf8, 4),
+    sparse("v_smfmac_f32_32x32x64_fp8_fp8", "V_SMFMAC_F32_32X32X64_FP8_FP8", 32, 64, 8, Element::fp8, Element::fp8, 8),
+    sparse("v_smfmac_f32_32x32x64_fp8_bf8", "V_SMFMAC_F32_32X32X64_FP8_BF8", 32, 64, 8, Element::fp8, Element::bf8, 8),
+    sparse("v_smfmac_f32_32x32x64_bf8_fp8", "V_SMFMAC_F32_32X32X64_BF8_FP8", 32, 64, 8, Element::bf8, Element::fp8, 8),
+    sparse("v_smfmac_f32_32x32x64_bf8_bf8", "V_SMFMAC_F32_32X32X64_BF8_BF8", 32, 64, 8, Element::bf8, Element::bf8, 8),
 };
 
 constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
@@ -127,6 +184,21 @@ constexpr const MfmaInfo* find_mfma(std::string_view name) {
 }
 
 constexpr int bits_of(Element e) { return element_info(e).bits; }
+
+// Sparse kinds, after the CDNA 3 ISA guide's SMFMAC section and AMD's matrix
+// instruction calculator (K[] layout): lane l's A values come in groups of 4 k
+// (k = kpl*(l / M) + 4g .. +3), two kept per group as A elements 2g and 2g+1.
+// Group g's 4 index bits are at 4*(g + groups*set) of the lane's index VGPR:
+// bits 1:0 give the position (0-3) of element 2g in its group, bits 3:2 that of
+// 2g+1. abid picks the set when cbsz is 0 (cbsz != 0: set 0); a set is 2 bits per
+// kept value, so CDNA3's 16-bit kinds have 4 sets, its 8-bit kinds 2, gfx950's
+// doubled-K kinds 2 (16-bit) and 1 (8-bit).
+constexpr int sparse_groups(const MfmaInfo& kind) { return kind.k / (64 / kind.m) / 4; }
+constexpr int sparse_index_sets(const MfmaInfo& kind) { return 32 / (4 * sparse_groups(kind)); }
+constexpr int sparse_index_shift(const MfmaInfo& kind, int set, int group) {
+  return 4 * (group + sparse_groups(kind) * set);
+}
+constexpr int a_regs(const MfmaInfo& kind) { return kind.sparse ? kind.ab_regs / 2 : kind.ab_regs; }
 
 // Whether `kind` takes operands of type `e` (f8f6f4 kinds: any format with a cbsz / blgp code).
 constexpr bool takes(const MfmaInfo& kind, Element e) {

@@ -57,9 +57,13 @@ LaunchStats launch_on(detail::Backend& backend, const Kernel& kernel, Dim3 grid,
   rt::DispatchGeometry geometry = rt::dispatch_geometry(info, grid, block, options.grid_unit);
   LaunchStats stats = backend.launch(kernel, geometry, args, options);
   if (!stats.races.empty() && options.on_race == OnRace::Throw) {
-    std::string message = fmt::format("kernel {}: {} race{} detected", info.name, stats.races.size(),
-                                      stats.races.size() == 1 ? "" : "s");
-    for (const RaceReport& race : stats.races) message += "\n  " + describe(race);
+    uint64_t occurrences = stats.dropped_races;
+    for (const RaceReport& race : stats.races) occurrences += race.count;
+    std::string message = fmt::format("kernel {}: {} race{} detected", info.name, occurrences,
+                                      occurrences == 1 ? "" : "s");
+    for (const RaceReport& race : stats.races)
+      message += "\n  " + describe(race) + (race.count > 1 ? fmt::format(" ({} times)", race.count) : "");
+    if (stats.dropped_races) message += fmt::format("\n  and {} more in further groups", stats.dropped_races);
     throw RaceError(message, std::move(stats.races));
   }
   return stats;

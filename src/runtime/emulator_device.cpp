@@ -102,6 +102,7 @@ class EmulatorBackend : public Backend {
     emu_options.max_instructions = options.max_instructions.value_or(config_.max_instructions);
     emu_options.time_limit_seconds = options.time_limit_seconds.value_or(config_.time_limit_seconds);
     emu_options.cancel = options.cancel;
+    emu_options.mfma_policy = config_.mfma_policy;
     if (options.on_progress)
       emu_options.on_progress = [&cb = options.on_progress](uint64_t done, uint64_t total, double seconds) {
         cb(LaunchProgress{done, total, seconds});
@@ -120,6 +121,7 @@ class EmulatorBackend : public Backend {
     stats.instructions = run.instructions;
     stats.mfma_macs = run.mfma_macs;
     stats.races = std::move(run.races);
+    stats.dropped_races = run.dropped_races;
     if (timing) stats.model = timing->report(kernel.code_object());
     return stats;
   }

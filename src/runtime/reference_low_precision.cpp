@@ -7,6 +7,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
 #include "common/element_formats.hpp"
+#include "common/mfma_fused_groups.hpp"
 #include "vocabulary/rows.hpp"
 
 namespace cdna4 {
@@ -97,6 +98,36 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
                                        scale_of(scale_a, i * (k / kBlock) + x / kBlock),
                                        scale_of(scale_b, (x / kBlock) * n + j), acc);
       c[size_t(i * n + j)] = std::isnan(acc) ? std::bit_cast<float>(0x7fc00000u) : acc;
+    }
+  return c;
+}
+
+std::vector<float> reference_gemm(MfmaPolicy policy, DataType type_a, std::span<const uint8_t> a, DataType type_b,
+                                  std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
+                                  std::span<const uint8_t> scale_a, std::span<const uint8_t> scale_b) {
+  if (policy == MfmaPolicy::fp32_fma_chain_k_order) return reference_gemm(type_a, a, type_b, b, m, n, k, scale_a, scale_b);
+  const gfx950::Element ea = operand_element(type_a), eb = operand_element(type_b);
+  auto eight_bit_float = [](gfx950::Element e) { return e == gfx950::Element::fp8 || e == gfx950::Element::bf8; };
+  const bool kind_exists = (ea == eb && !eight_bit_float(ea) && gfx950::bits_of(ea) == 16) ||
+                           (eight_bit_float(ea) && eight_bit_float(eb));
+  if (!kind_exists || !scale_a.empty() || !scale_b.empty())
+    throw Error(fmt::format("reference: the {} policy covers bf16 x bf16, f16 x f16 and fp8 / bf8 without scales, not "
+                            "{} x {}{}",
+                            to_string(policy), to_string(type_a), to_string(type_b),
+                            scale_a.empty() && scale_b.empty() ? "" : " with scales"));
+  const std::vector<float> av = unpack(type_a, a, m, k, "A"), bv = unpack(type_b, b, k, n, "B");
+  const int group = gfx950::fused_group_size(ea);
+  std::vector<float> c(size_t(m * n));
+  float column[16];
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) {
+      float acc = 0.0f;
+      for (int64_t k0 = 0; k0 < k; k0 += group) {
+        const int count = int(std::min<int64_t>(group, k - k0));
+        for (int x = 0; x < count; ++x) column[x] = bv[size_t((k0 + x) * n + j)];
+        acc = gfx950::fused_group_step(&av[size_t(i * k + k0)], column, count, ea, eb, acc);
+      }
+      c[size_t(i * n + j)] = acc;
     }
   return c;
 }

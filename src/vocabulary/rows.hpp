@@ -101,6 +101,11 @@ inline constexpr OutTypeRow kOutTypes[] = {
     {OutType::f16, "f16", DataType::f16, "float16"},
 };
 
+inline constexpr NameRow<MfmaPolicy> kMfmaPolicies[] = {
+    {MfmaPolicy::fp32_fma_chain_k_order, "fp32-fma-chain-k-order"},
+    {MfmaPolicy::cdna3_fused_groups, "cdna3-fused-groups"},
+};
+
 template <> struct Vocabulary<DataType> {
   static constexpr std::string_view what = "element type";
   static constexpr std::span<const DataTypeRow> rows{kDataTypes};
@@ -128,6 +133,11 @@ template <> struct Vocabulary<BiasDim> {
 template <> struct Vocabulary<OutType> {
   static constexpr std::string_view what = "output type";
   static constexpr std::span<const OutTypeRow> rows{kOutTypes};
+};
+
+template <> struct Vocabulary<MfmaPolicy> {
+  static constexpr std::string_view what = "MFMA policy";
+  static constexpr std::span<const NameRow<MfmaPolicy>> rows{kMfmaPolicies};
 };
 
 // The fused epilogue's activations: their rows carry their steps (common/activations.hpp).

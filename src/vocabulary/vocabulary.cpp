@@ -12,6 +12,7 @@ const char* to_string(MfmaKind kind) { return row(kind).name.data(); }
 const char* to_string(OpKind kind) { return row(kind).name.data(); }
 const char* to_string(BiasDim dim) { return row(dim).name.data(); }
 const char* to_string(OutType out) { return row(out).name.data(); }
+const char* to_string(MfmaPolicy policy) { return row(policy).name.data(); }
 const char* to_string(Activation activation) { return row(activation).name; }
 
 int element_bits(DataType type) { return row(type).bits; }
@@ -38,6 +39,7 @@ CDNA4_VOCABULARY(OpKind)
 CDNA4_VOCABULARY(BiasDim)
 CDNA4_VOCABULARY(OutType)
 CDNA4_VOCABULARY(Activation)
+CDNA4_VOCABULARY(MfmaPolicy)
 #undef CDNA4_VOCABULARY
 
 }  // namespace cdna4

@@ -153,6 +153,20 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual(stats["races"], [])
         self.assertGreater(stats["instructions"], 0)
 
+    def test_mfma_policy_chooses_the_arithmetic_and_the_reference_follows(self):
+        rng = np.random.default_rng(12)
+        a = rng.standard_normal((64, 96)).astype(np.float32)
+        b = rng.standard_normal((96, 48)).astype(np.float32)
+        s = schedule_path("baseline_256x256x64_w8.json")
+        fused = cdna4jit.Device("emulator", mfma_policy="cdna3-fused-groups")
+        c = cdna4jit.gemm(a, b, schedule=s, device=fused)
+        ref = cdna4jit.reference_gemm(a, b, mfma_policy="cdna3-fused-groups")
+        np.testing.assert_array_equal(c.view(np.uint32), ref.view(np.uint32))
+        chained = cdna4jit.reference_gemm(a, b)
+        self.assertTrue((ref.view(np.uint32) != chained.view(np.uint32)).any())
+        with self.assertRaisesRegex(cdna4jit.Error, "fp32-fma-chain-k-order or cdna3-fused-groups"):
+            cdna4jit.Device("emulator", mfma_policy="exact")
+
     def test_model_device_reports_modeled_time(self):
         a, b = small_integers((256, 64), 10), small_integers((64, 256), 11)
         k = cdna4jit.compile(schedule_path("baseline_256x256x64_w8.json"), 256, 256, 64, layout="nn")

@@ -19,6 +19,7 @@ struct PendingOp {
   uint64_t complete_at = 0;
   uint16_t reg = 0;
   uint8_t dwords = 0;
+  uint8_t lds_width = 4;             // Lds: bytes written per address (1, 2 for ds_write_b8/b16)
   uint64_t lanes = 0;                // VGPR targets: lanes written
   std::vector<uint32_t> values;      // Vgpr: [dword][64]; Sgpr: [dword]; Lds: one per address
   std::vector<uint32_t> lds_address; // Lds: byte address of each value

@@ -23,6 +23,7 @@
 #include "runtime/emulator/aperture.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/hazard_check.hpp"
+#include "runtime/emulator/lane_modifiers.hpp"
 #include "runtime/emulator/program.hpp"
 #include "common/limits.hpp"
 
@@ -175,12 +176,17 @@ bool has_suffix(std::string_view s, std::string_view suffix) {
 constexpr uint8_t kDestinationHalfHigh = 0x80;  // VectorControl src0 while decoding: op_sel[3]
 
 // LLVM's source-modifier operand (SISrcMods): bit 0 neg (neg_lo for VOP3P),
-// bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi.
-constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8;
+// bit 1 abs (neg_hi for VOP3P), bit 2 op_sel, bit 3 op_sel_hi, bit 4 SDWA sext.
+constexpr int64_t kNeg = 1, kAbsOrNegHigh = 2, kOpSel = 4, kOpSelHigh = 8, kSext = 16;
 
-std::string apply_source_modifiers(OperandForm form, int64_t mods, Operand& op) {
+std::string apply_source_modifiers(const HandlerEntry& entry, LaneForm lane, int64_t mods, Operand& op) {
+  const OperandForm form = entry.form;
+  if (lane == LaneForm::Sdwa && (mods & kSext)) {
+    op.packed |= packed_sel::kSignExtend;
+    mods &= ~kSext;
+  }
   op.neg = (mods & kNeg) != 0;
-  if (form == OperandForm::VectorControl) {
+  if (form == OperandForm::VectorControl || (form == OperandForm::Vector && (entry.flags & hflag::kOpSel))) {
     // Non-packed op_sel: bit 2 selects this source's high half; bit 3 (on
     // src0) the destination's, moved to dst[0] by canonicalize.
     op.abs = (mods & kAbsOrNegHigh) != 0;
@@ -229,7 +235,28 @@ std::string canonicalize_packed(const HandlerEntry& entry, RawOperands& raw, Ins
 // MFMA: src = A, B, C, then for scaled kinds the A / B scale VGPRs. Controls:
 // cbsz, abid, blgp (broadcasts: must be 0); f8f6f4 kinds cbsz, blgp as the A / B
 // formats, scaled kinds then each scale's op_sel / op_sel_hi (the byte it reads).
+// Sparse kinds (LLVM: D, A, B, index, D's tied input): A, B, the accumulator as
+// src[2] (where the hazard rules look for SrcC), the index VGPR as src[3];
+// cbsz / abid choose the index set, kept in `offset`.
+std::string canonicalize_sparse_matrix(const gfx950::MfmaInfo& kind, RawOperands& raw, Inst& in) {
+  if (raw.defs.size() != 1 || raw.values.size() != 4 || raw.controls.size() != 2) return "unexpected SMFMAC operands";
+  for (int from : {0, 1, 3, 2}) {
+    const Operand& op = raw.values[size_t(from)];
+    if (op.neg || op.abs) return "MFMA source modifiers are not supported";
+    in.src[in.num_src++] = op;
+  }
+  in.dst[0] = raw.defs[0];
+  const Operand& index = in.src[3];
+  if (index.kind != OperandKind::Vgpr || index.is_agpr || index.dwords != 1)
+    return "SMFMAC index operands other than one VGPR are not modelled";
+  const int64_t set = raw.controls[0] == 0 ? raw.controls[1] : 0;
+  if (set >= gfx950::sparse_index_sets(kind)) return "abid names an index set this SMFMAC does not have";
+  in.offset = set;
+  return {};
+}
+
 std::string canonicalize_matrix(const HandlerEntry& entry, RawOperands& raw, Inst& in) {
+  if (gfx950::kMfmaKinds[entry.aux].sparse) return canonicalize_sparse_matrix(gfx950::kMfmaKinds[entry.aux], raw, in);
   const bool formats = entry.flags & hflag::kMatrixFormats, scaled = entry.flags & hflag::kMatrixScales;
   if (raw.defs.size() != 1 || raw.values.size() != (scaled ? 5u : 3u)) return "unexpected MFMA operands";
   in.dst[0] = raw.defs[0];
@@ -261,6 +288,12 @@ std::string canonicalize_matrix(const HandlerEntry& entry, RawOperands& raw, Ins
   return {};
 }
 
+// FLAT-family instruction offsets: 13-bit signed (global, scratch; flat's are never negative).
+int64_t flat_offset(int64_t control) {
+  int64_t off = control & 0x1fff;
+  return (off & 0x1000) ? off - 0x2000 : off;
+}
+
 // Puts raw operands into the canonical Inst fields; returns an error text when
 // the instruction uses something the handler does not honour.
 std::string canonicalize(const HandlerEntry& entry, const std::string& base, RawOperands& raw, Inst& in) {
@@ -288,6 +321,15 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
       if ((entry.flags & hflag::kImplicitVccOut) && raw.defs.size() == 1) in.dst[1] = vcc_operand();
       set_srcs(0, v.size());
       if ((entry.flags & hflag::kImplicitVccIn) && in.num_src == 2) in.src[in.num_src++] = vcc_operand();
+      for (int i = 0; i < in.num_src; ++i) {
+        if (in.src[i].packed & kDestinationHalfHigh) {
+          if (!(entry.flags & hflag::kOpSelDestination)) return "op_sel on the destination is not supported";
+          in.dst[0].packed |= packed_sel::kHalfHigh;
+          in.src[i].packed &= ~kDestinationHalfHigh;
+        }
+        const bool select_allowed = (entry.flags & hflag::kOpSelSources) || ((entry.flags & hflag::kOpSelShiftSource) && i == 2);
+        if ((in.src[i].packed & packed_sel::kHalfHigh) && !select_allowed) return "op_sel on this source is not supported";
+      }
       in.clamp = static_cast<uint8_t>(control(0));
       in.omod = static_cast<uint8_t>(control(1));
       for (size_t i = 2; i < c.size(); ++i)
@@ -332,19 +374,29 @@ std::string canonicalize(const HandlerEntry& entry, const std::string& base, Raw
         if (c[i] != 0) return "tfe/swz buffer bits are not supported";
       break;
     }
-    case OperandForm::GlobalMemory: {
+    case OperandForm::GlobalMemory:
+    case OperandForm::ScratchMemory: {
+      // Global: vaddr, then the data (stores, atomics). Scratch: LLVM lists a
+      // store's data first, then the address if the form has one.
       if (!raw.defs.empty()) in.dst[0] = raw.defs[0];
-      bool store = base.find("_STORE_") != std::string::npos;
+      const bool store = base.find("_STORE_") != std::string::npos;
+      const bool scratch = entry.form == OperandForm::ScratchMemory;
       int vgprs = 0;
       for (auto& op : v) {
-        if (op.kind == OperandKind::Sgpr) in.src[2] = op;
-        else if (op.kind == OperandKind::Vgpr) in.src[vgprs++ == 0 ? 0 : 1] = op;
-        else return "unexpected immediate operand";
+        if (op.kind == OperandKind::Sgpr) {
+          in.src[2] = op;
+        } else if (op.kind == OperandKind::Vgpr) {
+          const bool data = scratch ? store && vgprs == 0 : vgprs > 0;
+          in.src[data ? 1 : 0] = op;
+          ++vgprs;
+        } else {
+          return "unexpected immediate operand";
+        }
       }
-      if (store && vgprs != 2) return "cannot find address and data operands";
+      if (store && (in.src[1].kind != OperandKind::Vgpr || (!scratch && vgprs != 2)))
+        return "cannot find address and data operands";
       in.num_src = 3;
-      int64_t off = control(0) & 0x1fff;
-      in.offset = (off & 0x1000) ? off - 0x2000 : off;
+      in.offset = flat_offset(control(0));
       break;
     }
     case OperandForm::Packed:
@@ -372,7 +424,8 @@ AsyncClass async_class_of(OperandForm form) {
     case OperandForm::ScalarMemory: return AsyncClass::Scalar;
     case OperandForm::LocalMemory: return AsyncClass::Lds;
     case OperandForm::BufferMemory:
-    case OperandForm::GlobalMemory: return AsyncClass::Vector;
+    case OperandForm::GlobalMemory:
+    case OperandForm::ScratchMemory: return AsyncClass::Vector;
     default: return AsyncClass::None;
   }
 }
@@ -426,9 +479,12 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
       size_t start = printed.find_first_not_of(" \t");
       printed = start == std::string::npos ? printed : printed.substr(start);
       std::string base = base_opcode_name(name);
+      const LaneForm lane = lane_form_of(name);
       const HandlerEntry* entry = registry.find(base);
       if (!entry) {
         error = "unsupported instruction";
+      } else if (lane != LaneForm::None && entry->form != OperandForm::Vector && entry->form != OperandForm::Compare) {
+        error = "DPP / SDWA form of this operation is not modelled";
       } else {
         const llvm::MCInstrDesc& desc = d.mii->get(mc.getOpcode());
         RawOperands raw;
@@ -440,10 +496,13 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
             pending_mods = mop.getImm();
             continue;
           }
+          if (lane == LaneForm::Dpp && i == desc.getNumDefs() && mop.isReg() &&
+              desc.getOperandConstraint(i, llvm::MCOI::TIED_TO) == 0)
+            continue;  // DPP "old": the destination's value, kept in lanes that do not execute
           if (mop.isReg()) {
             Operand op;
             error = register_operand(d.mri->getName(mop.getReg()), accum_offset, op);
-            if (error.empty()) error = apply_source_modifiers(entry->form, pending_mods, op);
+            if (error.empty()) error = apply_source_modifiers(*entry, lane, pending_mods, op);
             pending_mods = 0;
             (i < desc.getNumDefs() ? raw.defs : raw.values).push_back(op);
           } else if (mop.isImm()) {
@@ -453,7 +512,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
               Operand op;
               op.kind = OperandKind::Imm;
               op.imm = static_cast<uint64_t>(mop.getImm());
-              error = apply_source_modifiers(entry->form, pending_mods, op);
+              error = apply_source_modifiers(*entry, lane, pending_mods, op);
               pending_mods = 0;
               raw.values.push_back(op);
             }
@@ -461,10 +520,16 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
             error = "symbolic operand cannot be executed";
           }
         }
+        LaneControls lane_controls;
+        if (error.empty() && lane != LaneForm::None)
+          error = take_lane_controls(lane, raw.values.size(), raw.controls, lane_controls);
         if (error.empty()) error = canonicalize(*entry, base, raw, in);
         if (error.empty()) {
           in.exec = entry->fn;
           in.aux = entry->aux;
+          if (lane != LaneForm::None) error = attach_lane_modifier(lane, lane_controls, in, *program);
+        }
+        if (error.empty()) {
           in.async = async_class_of(entry->form);
           if (entry->flags & hflag::kBranch) branches.emplace_back(in.id, static_cast<int16_t>(in.offset));
           for (auto& op : in.dst) add_access(in, op, true);

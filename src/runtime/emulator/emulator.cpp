@@ -22,6 +22,8 @@
 namespace cdna4::emu {
 namespace {
 
+constexpr uint16_t kPrivateSegmentBuffer = 0x1, kFlatScratchInit = 0x20;  // kernel_code_properties bits
+
 void validate(const KernelInfo& kernel, const Dispatch& d) {
   for (int i = 0; i < 3; ++i) {
     if (d.grid[i] == 0) throw Error(fmt::format("emulator: grid dimension {} is zero", i));
@@ -37,8 +39,12 @@ void validate(const KernelInfo& kernel, const Dispatch& d) {
   uint64_t lds = uint64_t(std::max(kernel.group_segment_fixed_size, kernel.md_group_segment_fixed_size)) + d.dynamic_lds;
   if (lds > uint64_t(gfx950::kLdsBytesPerCu))
     throw Error(fmt::format("emulator: {} bytes of LDS exceed gfx950's {} KiB", lds, gfx950::kLdsBytesPerCu / 1024));
-  if (kernel.private_segment_fixed_size || kernel.md_private_segment_fixed_size)
-    throw Error("emulator: kernels using private (scratch) memory are not supported");
+  // gfx950 has architected flat scratch (LLVM AMDGPUUsage, processor table): the
+  // hardware sets each wave's scratch base, and the private segment buffer and
+  // flat scratch init user SGPRs "are not supported and must be 0".
+  if (private_lane_bytes(kernel, d) && (kernel.kernel_code_properties & (kPrivateSegmentBuffer | kFlatScratchInit)))
+    throw Error("emulator: the kernel asks for the private segment buffer or flat scratch init SGPRs, which gfx950 "
+                "(architected flat scratch) does not provide");
 }
 
 // hsa_kernel_dispatch_packet_t as a kernel reading the dispatch pointer sees it.
@@ -50,7 +56,7 @@ std::array<uint8_t, 64> dispatch_packet(const KernelInfo& k, const Dispatch& d, 
     put(4 + 2 * i, uint16_t(d.block[i]));
     put(12 + 4 * i, uint32_t(d.grid[i] * d.block[i]));
   }
-  put(24, uint32_t(0));
+  put(24, private_lane_bytes(k, d));
   put(28, uint32_t(std::max(k.group_segment_fixed_size, k.md_group_segment_fixed_size) + d.dynamic_lds));
   put(40, kernarg_address);
   return p;
@@ -91,7 +97,7 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   std::mutex mutex;
   std::exception_ptr error;
   uint64_t error_wg = ~0ull;
-  std::vector<std::vector<RaceReport>> races_by_wg;  // only workgroups that raced
+  std::vector<RaceGroups> races_by_wg;  // only workgroups that raced
   std::vector<uint64_t> race_wg_ids;
 
   auto worker = [&] {
@@ -147,9 +153,10 @@ RunStats run(const CodeObject& code, const KernelInfo& kernel, const Dispatch& d
   std::vector<size_t> order(race_wg_ids.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return race_wg_ids[a] < race_wg_ids[b]; });
-  for (size_t i : order)
-    for (auto& r : races_by_wg[i])
-      if (stats.races.size() < options.max_races) stats.races.push_back(r);
+  RaceGroups races(options.max_races);
+  for (size_t i : order) races.merge(races_by_wg[i]);
+  stats.dropped_races = races.dropped();
+  stats.races = races.take();
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

@@ -11,8 +11,13 @@ const HandlerRegistry& handler_registry() {
     register_program_control(r);
     register_vector_integer(r);
     register_vector_float(r);
+    register_vector_compare(r);
     register_vector_packed(r);
     register_vector_gfx950(r);
+    register_vector_transcendental(r);
+    register_vector_minmax3(r);
+    register_vector_convert(r);
+    register_vector_bits(r);
     register_matrix(r);
     register_scalar_memory(r);
     register_local_memory(r);
@@ -20,16 +25,19 @@ const HandlerRegistry& handler_registry() {
     register_vector_atomic(r);
     register_flat_memory(r);
     register_scalar_store(r);
+    register_scratch_memory(r);
+    register_lane_exchange(r);
     return r;
   }();
   return registry;
 }
 
 std::string base_opcode_name(std::string_view name) {
-  // Encoding/subtarget suffixes that do not change semantics.
-  static constexpr std::array<std::string_view, 12> kSuffixes = {
+  // Encoding/subtarget suffixes that do not change the operation; DPP and SDWA
+  // forms run the plain operation on prepared operands (lane_modifiers.hpp).
+  static constexpr std::array<std::string_view, 14> kSuffixes = {
       "_vi", "_gfx9", "_gfx90a", "_gfx940", "_gfx950", "_acd", "_vcd", "_e32", "_e64",
-      "_si", "_ci", "_gfx6_gfx7"};
+      "_si", "_ci", "_gfx6_gfx7", "_dpp", "_sdwa"};
   // The f8f6f4 MFMAs' A / B register-tuple sizes ("_f8_f6"): one handler reads cbsz / blgp.
   static constexpr std::array<std::string_view, 9> kTupleSuffixes = {
       "_f8_f8", "_f8_f6", "_f8_f4", "_f6_f8", "_f6_f6", "_f6_f4", "_f4_f8", "_f4_f6", "_f4_f4"};

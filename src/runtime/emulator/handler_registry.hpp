@@ -20,6 +20,7 @@ enum class OperandForm : uint8_t {
   LocalMemory,   // DS: src[0] = addr, src[1..] = data; offset (offset0 | offset1 << 8 for 2-address forms)
   BufferMemory,  // MUBUF: src[0] = vdata (stores), vaddr, srsrc, soffset; offset
   GlobalMemory,  // FLAT global: src[0] = vaddr, src[1] = vdata (stores), src[2] = saddr; offset
+  ScratchMemory, // FLAT scratch: src[0] = vaddr (if any), src[1] = vdata (stores), src[2] = saddr (if any); offset
   Matrix,        // MFMA: src = A, B, C (scaled f8f6f4: then the A / B scale VGPRs); cbsz/abid/blgp
                  // must be zero, except as the formats of f8f6f4 kinds (matrix_sel in offset)
   Packed,        // VOP3P on 64-bit register pairs: src modifiers -> neg/packed, control imm -> clamp
@@ -38,6 +39,11 @@ constexpr uint16_t kPackedSelectOnly = 32;     // Packed: op_sel honoured; neg, 
 constexpr uint16_t kIntegerClamp = 64;         // integer operation honouring clamp (saturation); omod rejected
 constexpr uint16_t kMatrixFormats = 128;       // Matrix: cbsz / blgp are A's / B's f8f6f4 formats
 constexpr uint16_t kMatrixScales = 256;        // Matrix: two scale VGPRs, op_sel / op_sel_hi pick their bytes
+// Vector: VOP3 op_sel (decoded into packed_sel::kHalfHigh of the operand) honoured on
+constexpr uint16_t kOpSelDestination = 512;    // dst[0] (op_sel[3]: the destination's high half)
+constexpr uint16_t kOpSelSources = 1024;       // every source (op_sel[s]: source s's high half)
+constexpr uint16_t kOpSelShiftSource = 2048;   // src[2] only (v_alignbit/alignbyte: the shift's half)
+constexpr uint16_t kOpSel = kOpSelDestination | kOpSelSources | kOpSelShiftSource;
 }  // namespace hflag
 
 struct HandlerEntry {
@@ -77,8 +83,13 @@ void register_scalar_alu(HandlerRegistry&);
 void register_program_control(HandlerRegistry&);
 void register_vector_integer(HandlerRegistry&);
 void register_vector_float(HandlerRegistry&);
+void register_vector_compare(HandlerRegistry&);
 void register_vector_packed(HandlerRegistry&);
 void register_vector_gfx950(HandlerRegistry&);
+void register_vector_transcendental(HandlerRegistry&);
+void register_vector_minmax3(HandlerRegistry&);
+void register_vector_convert(HandlerRegistry&);
+void register_vector_bits(HandlerRegistry&);
 void register_matrix(HandlerRegistry&);
 void register_scalar_memory(HandlerRegistry&);
 void register_local_memory(HandlerRegistry&);
@@ -86,10 +97,12 @@ void register_vector_memory(HandlerRegistry&);
 void register_vector_atomic(HandlerRegistry&);
 void register_flat_memory(HandlerRegistry&);
 void register_scalar_store(HandlerRegistry&);
+void register_scratch_memory(HandlerRegistry&);
+void register_lane_exchange(HandlerRegistry&);
 
 // "V_ADD_U32_e64_gfx9" -> "V_ADD_U32", "V_MFMA_F32_16X16X128_F8F6F4_f8_f4_gfx940_acd"
-// -> "V_MFMA_F32_16X16X128_F8F6F4"; forms the emulator does not model (SDWA, DPP)
-// keep a marker so they stay unknown.
+// -> "V_MFMA_F32_16X16X128_F8F6F4", "V_MUL_F32_dpp_vi" -> "V_MUL_F32" (the DPP /
+// SDWA form is told by lane_form_of).
 std::string base_opcode_name(std::string_view llvm_name);
 
 }  // namespace cdna4::emu

@@ -29,9 +29,9 @@ RaceReport lds_race(const Wave& w, bool write, const LdsConflict& c, const Async
 
 }  // namespace
 
-void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
-  if (address % 4 != 0)
-    w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not dword aligned", address));
+void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, uint32_t alignment) {
+  if (address % alignment != 0)
+    w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not {}-byte aligned", address, alignment));
   if (address + bytes > w.wg->lds.size())
     w.wg->fail(w, in, fmt::format("LDS access of {} bytes at 0x{:x} is outside the workgroup's {} bytes of LDS",
                                   bytes, address, w.wg->lds.size()));

@@ -7,8 +7,8 @@
 namespace cdna4::emu {
 
 // Fails the run unless [address, address + bytes) is inside the workgroup's LDS
-// and dword aligned.
-void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes);
+// and aligned to `alignment` bytes (a dword unless given).
+void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, uint32_t alignment = 4);
 
 // Records an access by the operation of class `cls` that is about to be
 // submitted, reporting a race on conflict (once per call site and execution:

@@ -27,8 +27,12 @@ void apply(Wave& wave, const PendingOp& op) {
       break;
     case PendingOp::Target::Lds: {
       uint8_t* lds = wave.wg->lds.data();
-      for (size_t i = 0; i < op.values.size(); ++i)
-        std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
+      if (op.lds_width == 4) {
+        for (size_t i = 0; i < op.values.size(); ++i) std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
+      } else {
+        for (size_t i = 0; i < op.values.size(); ++i)
+          std::memcpy(lds + op.lds_address[i], &op.values[i], op.lds_width);
+      }
       break;
     }
   }
@@ -68,6 +72,7 @@ PendingOp& fresh(PendingOp& op, AsyncClass cls) {
   op.target = PendingOp::Target::None;
   op.reg = 0;
   op.dwords = 0;
+  op.lds_width = 4;
   op.lanes = 0;
   op.values.clear();
   op.lds_address.clear();

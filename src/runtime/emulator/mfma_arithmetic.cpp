@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/mfma_fused_groups.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -64,6 +66,19 @@ void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* 
   }
 #endif
   chain_portable(m, n, k, a, b, acc);
+}
+
+void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
+                       gfx950::Element tb) {
+  const int group = gfx950::fused_group_size(ta);
+  float column[16];
+  for (int j = 0; j < n; ++j)
+    for (int k0 = 0; k0 < k; k0 += group) {
+      const int count = std::min(group, k - k0);
+      for (int x = 0; x < count; ++x) column[x] = b[(k0 + x) * n + j];
+      for (int i = 0; i < m; ++i)
+        acc[i * n + j] = gfx950::fused_group_step(a + i * k + k0, column, count, ta, tb, acc[i * n + j]);
+    }
 }
 
 }  // namespace cdna4::emu

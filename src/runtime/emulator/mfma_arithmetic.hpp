@@ -6,7 +6,13 @@
 // range, and an f16 x f16 product (11-bit significands, exponents well inside
 // fp32's) always is, so each step rounds once, exactly as a mul+add of the
 // exact product.
+//
+// The second policy, "cdna3-fused-groups" (EmulatorOptions::mfma_policy), adds
+// groups of products fused with the accumulator as CDNA3's matrix cores do
+// (common/mfma_fused_groups.hpp, measured by MMA-Sim).
 #include <cstdint>
+
+#include "common/mfma_table.hpp"
 
 namespace cdna4::emu {
 
@@ -14,5 +20,9 @@ inline constexpr const char* kMfmaPolicy = "fp32-fma-chain-k-order";
 
 // acc[M][N] += a[M][K] * b[K][N] under the policy above (row-major arrays).
 void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* acc);
+
+// The same under cdna3-fused-groups, A's elements of type ta and B's of type tb.
+void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
+                       gfx950::Element tb);
 
 }  // namespace cdna4::emu

@@ -1,6 +1,7 @@
 // flat_load / flat_store: each lane's 64-bit address selects LDS (inside the
 // shared aperture: LDS address = address - shared base), global memory
-// (outside both apertures) or fails (private aperture: scratch is not modelled).
+// (outside both apertures) or the lane's private segment (private aperture:
+// private address = address - private base).
 // The LDS lanes of an instruction complete on the LDS queue (lgkmcnt), the global
 // lanes on the vector queue (vmcnt); see docs/emulator.md "Apertures and flat".
 #include <fmt/format.h>
@@ -8,16 +9,18 @@
 #include <cstring>
 
 #include "runtime/emulator/aperture.hpp"
+#include "runtime/emulator/flat_aux.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
+#include "runtime/emulator/private_memory.hpp"
+#include "runtime/emulator/sub_dword.hpp"
 
 namespace cdna4::emu {
 namespace {
 
-// aux: [4:0] bytes per lane, [5] store, [6] sign-extend, [7] store the high half (d16_hi).
-constexpr uint32_t kStore = 1 << 5, kSigned = 1 << 6, kD16Hi = 1 << 7;
+using namespace flat_aux;
 
 // The part of a flat instruction on one queue: LDS lanes go to the LDS queue
 // (lgkmcnt), global lanes to the vector queue (vmcnt).
@@ -49,9 +52,6 @@ void flat_op(Wave& w, const Inst& in) {
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     address[l] = (lo[l] | (uint64_t(hi[l]) << 32)) + uint64_t(in.offset);
-    if (aperture::in_private(address[l]))
-      w.wg->fail(w, in, fmt::format("lane {}: flat address 0x{:x} is in the private (scratch) aperture, which is "
-                                    "not modelled", l, address[l]));
     if (aperture::in_shared(address[l])) lds_lanes |= 1ull << l;
   }
   // LDS part first: its address checks and race tracking use the op about to be issued.
@@ -77,25 +77,35 @@ void flat_op(Wave& w, const Inst& in) {
   const GlobalMemory& mem = *w.wg->memory;
   PendingOp* op = begin_part(w, AsyncClass::Vector, store, in, exec & ~lds_lanes, dwords);
   if (!op) return;
+  const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec & ~lds_lanes) >> l & 1)) continue;
-    if (!mem.contains(address[l], bytes))
+    // A private-aperture lane reads and writes its own private segment, any other lane global memory.
+    uint8_t* priv = aperture::in_private(address[l])
+                        ? private_bytes(w, in, l, int64_t(address[l] - aperture::kPrivateBase), bytes)
+                        : nullptr;
+    if (!priv && !mem.contains(address[l], bytes))
       w.wg->fail(w, in, fmt::format("lane {}: access of {} bytes at 0x{:x} is outside every memory region", l, bytes,
                                     address[l]));
+    auto write = [&](uint32_t at, const void* from, uint32_t n) {
+      priv ? void(std::memcpy(priv + at, from, n)) : mem.write(address[l] + at, from, n);
+    };
+    auto read = [&](uint32_t at, void* to, uint32_t n) {
+      priv ? void(std::memcpy(to, priv + at, n)) : mem.read(address[l] + at, to, n);
+    };
     if (store) {
       if (bytes < 4) {
-        uint32_t value = (in.aux & kD16Hi) ? data[0][l] >> 16 : data[0][l];
-        mem.write(address[l], &value, bytes);
+        uint32_t value = sub_dword::stored(data[0][l], in.aux & kD16Hi);
+        write(0, &value, bytes);
       } else {
-        for (uint32_t d = 0; d < dwords; ++d) mem.write(address[l] + 4 * d, &data[d][l], 4);
+        for (uint32_t d = 0; d < dwords; ++d) write(4 * d, &data[d][l], 4);
       }
     } else if (bytes < 4) {
-      uint32_t value = 0;
-      mem.read(address[l], &value, bytes);
-      if (in.aux & kSigned) value = bytes == 2 ? uint32_t(int32_t(int16_t(value))) : uint32_t(int32_t(int8_t(value)));
-      op->values[l] = value;
+      uint32_t raw = 0;
+      read(0, &raw, bytes);
+      op->values[l] = sub_dword::loaded(load_form(in.aux), raw, old[l]);
     } else {
-      for (uint32_t d = 0; d < dwords; ++d) mem.read(address[l] + 4 * d, &op->values[d * kLanes + l], 4);
+      for (uint32_t d = 0; d < dwords; ++d) read(4 * d, &op->values[d * kLanes + l], 4);
     }
   }
   submit(w, in, *op);
@@ -116,6 +126,13 @@ void register_flat_memory(HandlerRegistry& r) {
   add("FLAT_STORE_BYTE", 1 | kStore);
   add("FLAT_STORE_SHORT", 2 | kStore);
   add("FLAT_STORE_SHORT_D16_HI", 2 | kStore | kD16Hi);
+  add("FLAT_STORE_BYTE_D16_HI", 1 | kStore | kD16Hi);
+  add("FLAT_LOAD_UBYTE_D16", 1 | kD16);
+  add("FLAT_LOAD_UBYTE_D16_HI", 1 | kD16Hi);
+  add("FLAT_LOAD_SBYTE_D16", 1 | kSigned | kD16);
+  add("FLAT_LOAD_SBYTE_D16_HI", 1 | kSigned | kD16Hi);
+  add("FLAT_LOAD_SHORT_D16", 2 | kD16);
+  add("FLAT_LOAD_SHORT_D16_HI", 2 | kD16Hi);
 }
 
 }  // namespace cdna4::emu

@@ -1,4 +1,5 @@
-// DS: ds_read/ds_write b32..b128, the two-address read2/write2 forms and
+// DS: ds_read/ds_write b32..b128, the byte and short forms (u8/i8/u16/i16 and
+// their d16 halves, b8/b16 and d16_hi), the two-address read2/write2 forms and
 // gfx950's transposing reads ds_read_b64_tr_b16 / _b8.
 // Reads sample LDS at issue and land in registers on completion; writes land
 // in LDS on completion. Both are counted by lgkmcnt and complete in order.
@@ -10,6 +11,7 @@
 #include "runtime/emulator/lds_access.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
+#include "runtime/emulator/sub_dword.hpp"
 
 namespace cdna4::emu {
 namespace {
@@ -129,6 +131,61 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   submit(w, in, op);
 }
 
+// The active lanes of a byte or short DS access: each lane's address + offset,
+// naturally aligned and inside LDS, traced and tracked for races (per dword, so
+// two waves touching different bytes of one dword unsynchronised are reported too).
+template <class F>
+void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, uint64_t exec, F&& visit) {
+  LaneValues address;
+  fetch(w, in.src[0], address);
+  TraceRecorder* trace = w.wg->tracer.get();
+  bool track = true;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
+    check_lds_range(w, in, at, bytes, bytes);
+    visit(l, uint32_t(at));
+    if (trace) trace->add(at, bytes, l);
+    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), bytes, write);
+  }
+}
+
+// ds_read_{u8,i8,u16,i16}{,_d16,_d16_hi}: a byte or short extended into the
+// lane's register or into one half of it (sub_dword.hpp).
+template <uint32_t kBytes, bool kSign, bool kD16, bool kHigh> void ds_read_sub(Wave& w, const Inst& in) {
+  constexpr sub_dword::LoadForm form{kBytes, kSign, kD16, kHigh};
+  const uint64_t exec = w.exec();
+  const uint8_t* lds = w.wg->lds.data();
+  const uint32_t* old = w.v(in.dst[0].index);
+  PendingOp& op = begin_op(w, AsyncClass::Lds);
+  op.target = PendingOp::Target::Vgpr;
+  op.reg = in.dst[0].index;
+  op.dwords = 1;
+  op.lanes = exec;
+  op.values.assign(kLanes, 0);
+  each_sub_dword_lane(w, in, kBytes, false, exec, [&](int l, uint32_t at) {
+    uint32_t raw = 0;
+    std::memcpy(&raw, lds + at, kBytes);
+    op.values[l] = sub_dword::loaded(form, raw, old[l]);
+  });
+  submit(w, in, op);
+}
+
+// ds_write_b8 / b16 (_d16_hi: the data's high half).
+template <uint32_t kBytes, bool kHigh> void ds_write_sub(Wave& w, const Inst& in) {
+  LaneValues data;
+  fetch(w, in.src[1], data);
+  const uint64_t exec = w.exec();
+  PendingOp& op = begin_op(w, AsyncClass::Lds);
+  op.target = PendingOp::Target::Lds;
+  op.lds_width = kBytes;
+  each_sub_dword_lane(w, in, kBytes, true, exec, [&](int l, uint32_t at) {
+    op.lds_address.push_back(at);
+    op.values.push_back(sub_dword::stored(data[l], kHigh));
+  });
+  submit(w, in, op);
+}
+
 }  // namespace
 
 void register_local_memory(HandlerRegistry& r) {
@@ -151,6 +208,20 @@ void register_local_memory(HandlerRegistry& r) {
   add("DS_WRITE2_B64", ds_write<2, 2, 8>);
   add("DS_WRITE2ST64_B32", ds_write<1, 2, 256>);
   add("DS_WRITE2ST64_B64", ds_write<2, 2, 512>);
+  add("DS_READ_U8", ds_read_sub<1, false, false, false>);
+  add("DS_READ_I8", ds_read_sub<1, true, false, false>);
+  add("DS_READ_U16", ds_read_sub<2, false, false, false>);
+  add("DS_READ_I16", ds_read_sub<2, true, false, false>);
+  add("DS_READ_U8_D16", ds_read_sub<1, false, true, false>);
+  add("DS_READ_U8_D16_HI", ds_read_sub<1, false, true, true>);
+  add("DS_READ_I8_D16", ds_read_sub<1, true, true, false>);
+  add("DS_READ_I8_D16_HI", ds_read_sub<1, true, true, true>);
+  add("DS_READ_U16_D16", ds_read_sub<2, false, true, false>);
+  add("DS_READ_U16_D16_HI", ds_read_sub<2, false, true, true>);
+  add("DS_WRITE_B8", ds_write_sub<1, false>);
+  add("DS_WRITE_B16", ds_write_sub<2, false>);
+  add("DS_WRITE_B8_D16_HI", ds_write_sub<1, true>);
+  add("DS_WRITE_B16_D16_HI", ds_write_sub<2, true>);
 }
 
 }  // namespace cdna4::emu

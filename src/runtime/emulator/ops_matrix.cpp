@@ -1,15 +1,18 @@
 // MFMA: one handler per row of gfx950::kMfmaKinds (common/mfma_table.hpp), specialised at
-// compile time. Floating-point kinds follow the fp32-fma-chain-k-order policy
-// (mfma_arithmetic.hpp), f8f6f4 kinds writing every NaN as the canonical quiet
-// NaN; i8 kinds accumulate exactly in int32 with wrap-around.
+// compile time. Floating-point kinds follow the run's policy (mfma_arithmetic.hpp),
+// kinds with 8-bit float elements writing every NaN as the canonical quiet NaN;
+// i8 kinds accumulate exactly in int32 with wrap-around. Sparse kinds: mfma_sparse.hpp.
 #include <cmath>
 #include <type_traits>
 #include <utility>
 
+#include "common/element_formats.hpp"
+#include "common/mfma_fused_groups.hpp"
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
 #include "runtime/emulator/mfma_f8f6f4.hpp"
+#include "runtime/emulator/mfma_sparse.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
 namespace cdna4::emu {
@@ -32,10 +35,11 @@ float f16_to_float(uint32_t v) {
 template <Element E> auto element_value(uint32_t bits) {
   if constexpr (E == Element::bf16) return bf16_to_float(bits);
   else if constexpr (E == Element::f16) return f16_to_float(bits);
-  else return int32_t(int8_t(bits));
+  else if constexpr (E == Element::i8) return int32_t(int8_t(bits));
+  else return gfx950::element_value(E, bits);  // fp8, bf8
 }
 
-// A * B of the bf16, f16 and i8 kinds: A / B elements kPerReg to a dword.
+// A * B of the bf16, f16, fp8 / bf8 and i8 kinds: A / B elements kPerReg to a dword.
 template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc) {
   constexpr gfx950::MfmaInfo kind = kMfmaKinds[I];
   constexpr int M = kind.m, N = kind.n, K = kind.k;
@@ -52,7 +56,7 @@ template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc
       for (int e = 0; e < kPerReg; ++e) {
         const int kk = kPerLane * (l / M) + kPerReg * r + e;
         a[(l % M) * K + kk] = element_value<kind.element>((ra[l] >> (kBits * e)) & kMask);
-        b[kk * N + l % N] = element_value<kind.element>((rb[l] >> (kBits * e)) & kMask);
+        b[kk * N + l % N] = element_value<kind.element_b>((rb[l] >> (kBits * e)) & kMask);
       }
   }
   if constexpr (kind.element == Element::i8) {
@@ -62,9 +66,16 @@ template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc
         for (int kk = 0; kk < K; ++kk) sum += uint32_t(a[i * K + kk] * b[kk * N + j]);
         acc[i * N + j] = int32_t(sum);
       }
+  } else if (w.wg->options.mfma_policy == MfmaPolicy::cdna3_fused_groups) {
+    mfma_fused_groups(M, N, K, a, b, acc, kind.element, kind.element_b);
   } else {
     mfma_fma_chain(M, N, K, a, b, acc);
   }
+}
+
+// Kinds that MMA-Sim's CDNA3 rule does not cover (docs/emulator.md) stop a cdna3-fused-groups run.
+constexpr bool refused_under_fused_groups(const gfx950::MfmaInfo& kind) {
+  return kind.element != Element::i8 && !gfx950::has_fused_groups(kind);
 }
 
 template <size_t I> void mfma(Wave& w, const Inst& in) {
@@ -72,7 +83,10 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   constexpr int M = kind.m, N = kind.n, K = kind.k;
   constexpr int kOutRegs = M * N / kLanes;
   using T = std::conditional_t<kind.element == Element::i8, int32_t, float>;
+  constexpr bool kEightBitFloats = kind.f8f6f4 || (gfx950::bits_of(kind.element) == 8 && kind.element != Element::i8);
   if (w.exec() != ~0ull) w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
+  if (refused_under_fused_groups(kind) && w.wg->options.mfma_policy == MfmaPolicy::cdna3_fused_groups)
+    w.wg->fail(w, in, "the cdna3-fused-groups MFMA policy does not define this kind (f8f6f4 and sparse kinds)");
   if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
     w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
   alignas(32) T acc[M * N];
@@ -82,13 +96,12 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
     for (int l = 0; l < kLanes; ++l)
       acc[row_of(l, r) * N + l % N] =
           std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
-  if constexpr (kind.f8f6f4) {
-    mfma_f8f6f4_multiply(w, in, kind, acc);
+  if constexpr (kind.f8f6f4) mfma_f8f6f4_multiply(w, in, kind, acc);
+  else if constexpr (kind.sparse) mfma_sparse_multiply(w, in, kind, acc);
+  else multiply<I>(w, in, acc);
+  if constexpr (kEightBitFloats)
     for (T& x : acc)
       if (std::isnan(x)) x = std::bit_cast<float>(kCanonicalNaN);
-  } else {
-    multiply<I>(w, in, acc);
-  }
   for (int r = 0; r < kOutRegs; ++r) {
     uint32_t* d = w.v(in.dst[0].index + r);
     for (int l = 0; l < kLanes; ++l) d[l] = std::bit_cast<uint32_t>(acc[row_of(l, r) * N + l % N]);

@@ -1,38 +1,16 @@
-// VOP1 / VOP2 / VOP3 / VOPC fp32 arithmetic and conversions. Host IEEE fp32
+// VOP1 / VOP2 / VOP3 fp32 arithmetic and conversions (compares: ops_vector_compare.cpp). Host IEEE fp32
 // with round-to-nearest-even and denormals kept; VOP3 neg/abs on sources,
 // omod then clamp on results.
 #include <cmath>
 #include <limits>
 
-#include "common/transcendental.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_common.hpp"
+#include "runtime/emulator/ops_float.hpp"
 
 namespace cdna4::emu {
 namespace {
 
-template <auto F> void fop1(Wave& w, const Inst& in) {
-  LaneValues a, r;
-  fetch_f32(w, in.src[0], a);
-  for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(as_float(a[l]))));
-  store_lanes(w, in.dst[0].index, r);
-}
-template <auto F> void fop2(Wave& w, const Inst& in) {
-  LaneValues a, b, r;
-  fetch_f32(w, in.src[0], a);
-  fetch_f32(w, in.src[1], b);
-  for (int l = 0; l < kLanes; ++l) r[l] = as_bits(output_modifiers(in, F(as_float(a[l]), as_float(b[l]))));
-  store_lanes(w, in.dst[0].index, r);
-}
-template <auto F> void fop3(Wave& w, const Inst& in) {
-  LaneValues a, b, c, r;
-  fetch_f32(w, in.src[0], a);
-  fetch_f32(w, in.src[1], b);
-  fetch_f32(w, in.src[2], c);
-  for (int l = 0; l < kLanes; ++l)
-    r[l] = as_bits(output_modifiers(in, F(as_float(a[l]), as_float(b[l]), as_float(c[l]))));
-  store_lanes(w, in.dst[0].index, r);
-}
 // Float in, integer bits out (no output modifiers).
 template <auto F> void fop1_to_int(Wave& w, const Inst& in) {
   LaneValues a, r;
@@ -47,17 +25,6 @@ template <auto F> void iop1_to_float(Wave& w, const Inst& in) {
   store_lanes(w, in.dst[0].index, r);
 }
 
-template <auto F, bool kWritesExec> void fcmp(Wave& w, const Inst& in) {
-  LaneValues a, b;
-  fetch_f32(w, in.src[0], a);
-  fetch_f32(w, in.src[1], b);
-  uint64_t mask = 0;
-  for (int l = 0; l < kLanes; ++l) mask |= uint64_t(F(as_float(a[l]), as_float(b[l]))) << l;
-  mask &= w.exec();
-  w.set_s64(in.dst[0].index, mask);
-  if (kWritesExec) w.set_s64(sreg::kExecLo, mask);
-}
-
 // Round-to-nearest-even fp32 -> bf16; NaN stays a quiet NaN of the same sign.
 uint32_t to_bf16(float f) {
   uint32_t bits = as_bits(f);
@@ -70,28 +37,6 @@ void v_cvt_pk_bf16_f32(Wave& w, const Inst& in) {
   fetch_f32(w, in.src[1], b);
   for (int l = 0; l < kLanes; ++l) r[l] = to_bf16(as_float(a[l])) | (to_bf16(as_float(b[l])) << 16);
   store_lanes(w, in.dst[0].index, r);
-}
-
-// Round-to-nearest-even fp32 -> f16 (IEEE binary16, subnormals kept, overflow to
-// infinity); NaN becomes the quiet NaN of the same sign (0x7e00). The upper 16
-// bits of the result are 0.
-uint32_t to_f16(float f) {
-  const uint32_t bits = as_bits(f), sign = (bits >> 16) & 0x8000;
-  if (std::isnan(f)) return sign | 0x7e00;
-  const float a = std::fabs(f);
-  if (a >= 65520.0f) return sign | 0x7c00;  // rounds past the largest finite half, 65504
-  if (a < 0x1p-14f) return sign | uint32_t(std::nearbyint(a * 0x1p24f));  // subnormal: multiples of 2^-24
-  const uint32_t m = as_bits(a);
-  const uint32_t rounded = m + 0xfff + ((m >> 13) & 1);  // to nearest even on the 13 dropped bits
-  return sign | (((rounded >> 13) - (112u << 10)) & 0x7fff);
-}
-
-// The half in bits 15:0 as fp32 (exact: subnormals, infinities; NaN stays quiet NaN).
-float from_f16(uint32_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0) return std::copysign(float(m) * 0x1p-24f, sign ? -1.0f : 1.0f);
-  if (e == 31) return as_float(sign | 0x7f800000u | (m << 13) | (m ? 0x400000u : 0));
-  return as_float(sign | ((e + 112) << 23) | (m << 13));
 }
 
 // IEEE-754 minNum/maxNum: a NaN operand yields the other operand.
@@ -114,10 +59,6 @@ using Entry = VectorOpEntry;
 
 constexpr uint16_t kMods = hflag::kFloatModifiers;
 
-#define CMP_F32(OP, EXPR)                                                            \
-  {"V_CMP_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), false>, kMods}, \
-  {"V_CMPX_" OP "_F32", fcmp<([](float a, float b) { return EXPR; }), true>, kMods}
-
 const Entry kVectorFloatOps[] = {
     {"V_ADD_F32", fop2<([](float a, float b) { return a + b; })>, kMods},
     {"V_SUB_F32", fop2<([](float a, float b) { return a - b; })>, kMods},
@@ -127,11 +68,6 @@ const Entry kVectorFloatOps[] = {
     {"V_MAX_F32", fop2<max_num>, kMods},
     {"V_FMA_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
     {"V_FMAC_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
-    {"V_RCP_F32", fop1<gfx950::rcp_f32>, kMods},
-    {"V_EXP_F32", fop1<gfx950::exp2_f32>, kMods},
-    // The integer flag only changes which exception a zero source signals; exceptions are not modelled.
-    {"V_RCP_IFLAG_F32", fop1<([](float a) { return 1.0f / a; })>, kMods},
-    {"V_SQRT_F32", fop1<([](float a) { return std::sqrt(a); })>, kMods},
     {"V_TRUNC_F32", fop1<([](float a) { return std::trunc(a); })>, kMods},
     {"V_FLOOR_F32", fop1<([](float a) { return std::floor(a); })>, kMods},
     {"V_CEIL_F32", fop1<([](float a) { return std::ceil(a); })>, kMods},
@@ -144,17 +80,7 @@ const Entry kVectorFloatOps[] = {
     {"V_CVT_PK_BF16_F32", v_cvt_pk_bf16_f32, hflag::kSourceModifiersOnly},
     {"V_CVT_F16_F32", fop1_to_int<to_f16>, hflag::kSourceModifiersOnly},
     {"V_CVT_F32_F16", iop1_to_float<from_f16>, 0},
-    CMP_F32("EQ", a == b),
-    CMP_F32("LG", a < b || a > b),
-    CMP_F32("LT", a < b),
-    CMP_F32("LE", a <= b),
-    CMP_F32("GT", a > b),
-    CMP_F32("GE", a >= b),
-    CMP_F32("NEQ", !(a == b)),
-    CMP_F32("O", !std::isnan(a) && !std::isnan(b)),
-    CMP_F32("U", std::isnan(a) || std::isnan(b)),
 };
-#undef CMP_F32
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// VOP1 / VOP2 / VOP3 / VOPC integer and bit operations.
+// VOP1 / VOP2 / VOP3 integer and bit operations (compares: ops_vector_compare.cpp).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -48,17 +48,6 @@ template <auto F, bool kCarryIn> void vop_carry(Wave& w, const Inst& in) {
   }
   store_lanes(w, in.dst[0].index, r);
   write_mask(w, in.dst[1], carry_out & exec);
-}
-
-template <class T, auto F, bool kWritesExec> void vcmp(Wave& w, const Inst& in) {
-  LaneValues a, b;
-  fetch(w, in.src[0], a);
-  fetch(w, in.src[1], b);
-  uint64_t exec = w.exec(), mask = 0;
-  for (int l = 0; l < kLanes; ++l) mask |= uint64_t(F(std::bit_cast<T>(a[l]), std::bit_cast<T>(b[l]))) << l;
-  mask &= exec;
-  write_mask(w, in.dst[0], mask);
-  if (kWritesExec) w.set_s64(sreg::kExecLo, mask);
 }
 
 void v_cndmask_b32(Wave& w, const Inst& in) {
@@ -190,12 +179,6 @@ int32_t i24(uint32_t v) { return int32_t(v << 8) >> 8; }
 
 using Entry = VectorOpEntry;
 
-#define CMP_INT(OP, EXPR)                                                                              \
-  {"V_CMP_" OP "_U32", vcmp<uint32_t, ([](uint32_t a, uint32_t b) { return EXPR; }), false>, 0},        \
-  {"V_CMPX_" OP "_U32", vcmp<uint32_t, ([](uint32_t a, uint32_t b) { return EXPR; }), true>, 0},        \
-  {"V_CMP_" OP "_I32", vcmp<int32_t, ([](int32_t a, int32_t b) { return EXPR; }), false>, 0},           \
-  {"V_CMPX_" OP "_I32", vcmp<int32_t, ([](int32_t a, int32_t b) { return EXPR; }), true>, 0}
-
 const Entry kVectorIntegerOps[] = {
     {"V_MOV_B32", vop1<([](uint32_t a) { return a; })>, 0},
     {"V_ACCVGPR_WRITE_B32", vop1<([](uint32_t a) { return a; })>, 0},
@@ -242,12 +225,6 @@ const Entry kVectorIntegerOps[] = {
     {"V_BFE_I32", vop3<bfe_i>, 0},
     {"V_BFI_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (~a & c); })>, 0},
     {"V_PERM_B32", vop3<perm>, 0},
-    {"V_ALIGNBIT_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) {
-       return uint32_t(((uint64_t(a) << 32) | b) >> (c & 31));
-     })>, 0},
-    {"V_ALIGNBYTE_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) {
-       return uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3)));
-     })>, 0},
     {"V_ADD_I32", v_addsub_i32<false>, hflag::kIntegerClamp},
     {"V_SUB_I32", v_addsub_i32<true>, hflag::kIntegerClamp},
     {"V_CNDMASK_B32", v_cndmask_b32, hflag::kImplicitVccIn},
@@ -269,14 +246,7 @@ const Entry kVectorIntegerOps[] = {
     {"V_LSHL_ADD_U64", v_lshl_add_u64, 0},
     {"V_MAD_U64_U32", v_mad_64_32<false>, 0},
     {"V_MAD_I64_I32", v_mad_64_32<true>, 0},
-    CMP_INT("EQ", a == b),
-    CMP_INT("NE", a != b),
-    CMP_INT("LT", a < b),
-    CMP_INT("LE", a <= b),
-    CMP_INT("GT", a > b),
-    CMP_INT("GE", a >= b),
 };
-#undef CMP_INT
 
 }  // namespace
 

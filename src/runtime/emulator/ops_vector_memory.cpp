@@ -11,24 +11,32 @@
 #include "runtime/emulator/lds_access.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
+#include "runtime/emulator/sub_dword.hpp"
 
 namespace cdna4::emu {
 namespace {
 
 enum Addressing : uint32_t { kOffset = 0, kOffen = 1, kIdxen = 2, kBothen = 3 };
 
-// aux bits: [1:0] addressing, [7:4] bytes per lane / 4 (0 = 2-byte access), [8] d16_hi,
-// [9] LDS destination, [10] sign-extend sub-dword load
+// aux bits: [1:0] addressing, [7:4] bytes per lane / 4 (0 = a sub-dword access: 2 bytes, 1 with [11]),
+// [8] d16_hi (a store writes the high half, a load fills it), [9] LDS destination, [10] sign-extend
+// sub-dword load, [11] one byte, [12] d16 (a load fills the low half)
 constexpr uint32_t aux(Addressing a, uint32_t bytes, uint32_t extra = 0) {
   return a | ((bytes / 4) << 4) | extra;
 }
 constexpr uint32_t kD16Hi = 1 << 8;
 constexpr uint32_t kToLds = 1 << 9;
 constexpr uint32_t kSigned = 1 << 10;
+constexpr uint32_t kByte = 1 << 11;
+constexpr uint32_t kD16 = 1 << 12;
 
-uint32_t access_bytes(const Inst& in, uint32_t fallback) {
+uint32_t access_bytes(const Inst& in) {
   uint32_t dwords = (in.aux >> 4) & 0xf;
-  return dwords ? 4 * dwords : fallback;
+  return dwords ? 4 * dwords : (in.aux & kByte) ? 1 : 2;
+}
+
+sub_dword::LoadForm load_form(const Inst& in) {
+  return {access_bytes(in), (in.aux & kSigned) != 0, (in.aux & (kD16 | kD16Hi)) != 0, (in.aux & kD16Hi) != 0};
 }
 
 void fail_region(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, int lane) {
@@ -58,7 +66,7 @@ struct BufferLane {
   bool in_range;
 };
 
-template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
+void buffer_op(Wave& w, const Inst& in) {
   uint32_t rsrc_words[4];
   for (int i = 0; i < 4; ++i) rsrc_words[i] = w.sgpr[in.src[2].index + i];
   BufferResource rsrc = BufferResource::from_sgprs(rsrc_words);
@@ -68,7 +76,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
   if (mode != kOffset) fetch(w, in.src[1], v0, 0);
   if (mode == kBothen) fetch(w, in.src[1], v1, 1);
   uint32_t soffset = scalar_u32(w, in.src[3]);
-  uint32_t bytes = access_bytes(in, kSubBytes);
+  uint32_t bytes = access_bytes(in);
   bool store = in.dst[0].kind == OperandKind::None && !(in.aux & kToLds);
   bool indexed = mode == kIdxen || mode == kBothen;
   uint64_t exec = w.exec();
@@ -96,7 +104,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
         if (trace) trace->add(lane.address, size, l);
         uint32_t value = data[byte / 4][l];
-        if (bytes < 4 && (in.aux & kD16Hi)) value >>= 16;
+        if (bytes < 4) value = sub_dword::stored(value, in.aux & kD16Hi);
         mem.write(lane.address, &value, size);
       }
     }
@@ -111,6 +119,7 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
   bool track = true;
+  const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (uint32_t byte = 0; byte < bytes; byte += 4) {
@@ -121,8 +130,8 @@ template <uint32_t kSubBytes> void buffer_op(Wave& w, const Inst& in) {
         if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
         mem.read(lane.address, &value, size);
         if (trace) trace->add(lane.address, size, l);
-        if (size == 2 && (in.aux & kSigned)) value = uint32_t(int32_t(int16_t(value)));
       }
+      if (bytes < 4) value = sub_dword::loaded(load_form(in), value, old[l]);  // out of range: 0 extended
       if (to_lds) {
         uint32_t at = lds_base + l * lds_stride + byte;
         check_lds_range(w, in, at, 4);
@@ -148,7 +157,7 @@ void global_op(Wave& w, const Inst& in) {
     uint64_t a = saddr ? base + lo[l] : (lo[l] | (uint64_t(hi[l]) << 32));
     return a + static_cast<uint64_t>(in.offset);
   };
-  uint32_t bytes = access_bytes(in, 2);
+  uint32_t bytes = access_bytes(in);
   bool store = in.src[1].kind == OperandKind::Vgpr;
   uint64_t exec = w.exec();
   const GlobalMemory& mem = *w.wg->memory;
@@ -162,7 +171,7 @@ void global_op(Wave& w, const Inst& in) {
       if (!mem.contains(a, bytes)) fail_region(w, in, a, bytes, l);
       if (trace) trace->add(a, bytes, l);
       if (bytes < 4) {
-        uint32_t value = (in.aux & kD16Hi) ? data[0][l] >> 16 : data[0][l];
+        uint32_t value = sub_dword::stored(data[0][l], in.aux & kD16Hi);
         mem.write(a, &value, bytes);
       } else {
         for (uint32_t d = 0; d < bytes / 4; ++d) mem.write(a + 4 * d, &data[d][l], 4);
@@ -178,6 +187,7 @@ void global_op(Wave& w, const Inst& in) {
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
   bool track = true;
+  const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t a = address_of(l);
@@ -196,8 +206,7 @@ void global_op(Wave& w, const Inst& in) {
     } else if (bytes < 4) {
       uint32_t value = 0;
       mem.read(a, &value, bytes);
-      if (in.aux & kSigned) value = bytes == 2 ? uint32_t(int32_t(int16_t(value))) : uint32_t(int32_t(int8_t(value)));
-      op.values[l] = value;
+      op.values[l] = sub_dword::loaded(load_form(in), value, old[l]);
     } else {
       for (uint32_t d = 0; d < dwords; ++d) mem.read(a + 4 * d, &op.values[d * kLanes + l], 4);
     }
@@ -213,24 +222,34 @@ void register_vector_memory(HandlerRegistry& r) {
     uint32_t bytes;
   };
   const Width widths[] = {{"DWORD", 4}, {"DWORDX2", 8}, {"DWORDX3", 12}, {"DWORDX4", 16}};
+  // Byte and short forms: sub-dword aux (bytes 0), shared by buffer_* and global_*.
+  struct SubDword {
+    const char* name;
+    uint32_t extra;
+  };
+  static constexpr SubDword kSubDword[] = {
+      {"LOAD_UBYTE", kByte},           {"LOAD_SBYTE", kByte | kSigned},
+      {"LOAD_USHORT", 0},              {"LOAD_SSHORT", kSigned},
+      {"STORE_BYTE", kByte},           {"STORE_SHORT", 0},
+      {"STORE_BYTE_D16_HI", kByte | kD16Hi}, {"STORE_SHORT_D16_HI", kD16Hi},
+      {"LOAD_UBYTE_D16", kByte | kD16}, {"LOAD_UBYTE_D16_HI", kByte | kD16Hi},
+      {"LOAD_SBYTE_D16", kByte | kSigned | kD16}, {"LOAD_SBYTE_D16_HI", kByte | kSigned | kD16Hi},
+      {"LOAD_SHORT_D16", kD16},        {"LOAD_SHORT_D16_HI", kD16Hi},
+  };
   const std::pair<const char*, Addressing> modes[] = {
       {"_OFFSET", kOffset}, {"_OFFEN", kOffen}, {"_IDXEN", kIdxen}, {"_BOTHEN", kBothen}};
   for (auto [mode_name, mode] : modes) {
-    auto add = [&](std::string name, Handler fn, uint32_t a) {
-      r.add(name + mode_name, {fn, OperandForm::BufferMemory, 0, a});
+    auto add = [&](std::string name, uint32_t a) {
+      r.add(name + mode_name, {buffer_op, OperandForm::BufferMemory, 0, a});
     };
     for (auto [suffix, bytes] : widths) {
-      add(std::string("BUFFER_LOAD_") + suffix, buffer_op<4>, aux(mode, bytes));
-      add(std::string("BUFFER_STORE_") + suffix, buffer_op<4>, aux(mode, bytes));
+      add(std::string("BUFFER_LOAD_") + suffix, aux(mode, bytes));
+      add(std::string("BUFFER_STORE_") + suffix, aux(mode, bytes));
     }
-    add("BUFFER_LOAD_DWORD_LDS", buffer_op<4>, aux(mode, 4, kToLds));
-    add("BUFFER_LOAD_DWORDX3_LDS", buffer_op<4>, aux(mode, 12, kToLds));
-    add("BUFFER_LOAD_DWORDX4_LDS", buffer_op<4>, aux(mode, 16, kToLds));
-    add("BUFFER_LOAD_UBYTE", buffer_op<1>, aux(mode, 0));
-    add("BUFFER_LOAD_USHORT", buffer_op<2>, aux(mode, 0));
-    add("BUFFER_LOAD_SSHORT", buffer_op<2>, aux(mode, 0, kSigned));
-    add("BUFFER_STORE_SHORT", buffer_op<2>, aux(mode, 0));
-    add("BUFFER_STORE_SHORT_D16_HI", buffer_op<2>, aux(mode, 0, kD16Hi));
+    add("BUFFER_LOAD_DWORD_LDS", aux(mode, 4, kToLds));
+    add("BUFFER_LOAD_DWORDX3_LDS", aux(mode, 12, kToLds));
+    add("BUFFER_LOAD_DWORDX4_LDS", aux(mode, 16, kToLds));
+    for (const SubDword& f : kSubDword) add(std::string("BUFFER_") + f.name, aux(mode, 0, f.extra));
   }
   for (const char* saddr : {"", "_SADDR"}) {
     auto add = [&](std::string name, uint32_t a) {
@@ -240,10 +259,7 @@ void register_vector_memory(HandlerRegistry& r) {
       add(std::string("GLOBAL_LOAD_") + suffix, aux(kOffset, bytes));
       add(std::string("GLOBAL_STORE_") + suffix, aux(kOffset, bytes));
     }
-    add("GLOBAL_LOAD_USHORT", aux(kOffset, 0));
-    add("GLOBAL_LOAD_SSHORT", aux(kOffset, 0, kSigned));
-    add("GLOBAL_STORE_SHORT", aux(kOffset, 0));
-    add("GLOBAL_STORE_SHORT_D16_HI", aux(kOffset, 0, kD16Hi));
+    for (const SubDword& f : kSubDword) add(std::string("GLOBAL_") + f.name, aux(kOffset, 0, f.extra));
     add("GLOBAL_LOAD_LDS_DWORD", aux(kOffset, 4, kToLds));
     add("GLOBAL_LOAD_LDS_DWORDX3", aux(kOffset, 12, kToLds));
     add("GLOBAL_LOAD_LDS_DWORDX4", aux(kOffset, 16, kToLds));

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "common/wait_state_rules.hpp"
+#include "common/lane_modifiers.hpp"
 #include "common/limits.hpp"
+#include "common/wait_state_rules.hpp"
 
 namespace cdna4::emu {
 
@@ -55,7 +56,15 @@ constexpr uint8_t kLowFromHigh = 1;   // op_sel: low result reads dword 1
 constexpr uint8_t kHighFromHigh = 2;  // op_sel_hi: high result reads dword 1
 constexpr uint8_t kNegHigh = 4;       // neg_hi: negate the value feeding the high result
 constexpr uint8_t kHalfHigh = 8;      // 16-bit VOP3 op_sel: a source reads, dst[0] writes, its high half
+constexpr uint8_t kSignExtend = 16;   // SDWA sext: the selected integer field is sign-extended
 }  // namespace packed_sel
+
+// Vector registers past the architectural file that only the emulator uses:
+// the operands a DPP or SDWA instruction prepares for the operation it modifies.
+namespace scratch {
+constexpr uint16_t kFirst = gfx950::kRegistersPerLane;
+constexpr uint16_t kCount = 4;  // DPP: src0 (up to 2 dwords); SDWA: src0, src1, dst
+}  // namespace scratch
 
 // f8f6f4 MFMAs: A's and B's formats (cbsz / blgp codes) and, for the scaled
 // kinds, the byte of each scale VGPR that op_sel / op_sel_hi pick, in Inst::offset.
@@ -92,12 +101,29 @@ struct Inst {
   uint8_t omod = 0;
   int64_t offset = 0;    // memory instruction offset, SOPP/SOPK immediate, matrix_sel
   uint32_t target = 0;   // branch target as instruction index
-  uint32_t aux = 0;      // per-family extra (memory dwords, flags)
+  uint32_t aux = 0;      // per-family extra (memory dwords, flags); DPP / SDWA: index into Program::lane_modifiers
   AsyncClass async = AsyncClass::None;  // queue a memory instruction's completion goes to
   uint8_t num_access = 0;
   RegAccess access[8];
   uint16_t vgpr_end = 0;  // one past the highest unified vector register it names
   uint8_t sgpr_end = 0;   // one past the highest general SGPR (s0..s101) it names
+};
+
+// A DPP or SDWA instruction: the VOP1 / VOP2 / VOPC operation it modifies,
+// whose modified operands name scratch registers, and how to prepare them.
+struct LaneModifier {
+  Inst op;                 // runs after the operands are prepared
+  Operand source[2];       // the instruction's own operands that are prepared (DPP: src0)
+  // DPP
+  int8_t source_lane[gfx950::kWaveSize] = {};  // lane each lane reads src0 from, -1 outside the row / wave
+  uint64_t write_lanes = ~0ull;                // row_mask x bank_mask
+  bool bound_ctrl = false;                     // an invalid source lane reads 0 instead of disabling the lane
+  // SDWA
+  uint8_t source_sel[2] = {gfx950::sdwa::kDword, gfx950::sdwa::kDword};  // DWORD sources are not prepared
+  bool sign_extend[2] = {false, false};
+  Operand dst;                     // the real VGPR destination when dst_sel is not DWORD (op writes scratch)
+  uint8_t dst_sel = gfx950::sdwa::kDword;
+  uint8_t dst_unused = gfx950::sdwa::kPad;
 };
 
 struct Program {
@@ -106,6 +132,7 @@ struct Program {
   std::vector<std::string> disasm;  // printed instruction per inst
   std::vector<std::string> errors;  // why an inst cannot execute (empty when it can)
   std::vector<gfx950::HazardProfile> hazard;  // per inst: what the wait-state rules need beyond registers
+  std::vector<LaneModifier> lane_modifiers;   // DPP / SDWA instructions' operations
   std::vector<int32_t> index_of_dword;  // pc/4 -> inst index, -1 inside an instruction
   uint32_t accum_offset = 0;
 

@@ -14,6 +14,7 @@
 #include "runtime/emulator/global_memory.hpp"
 #include "runtime/emulator/lds_race_tracker.hpp"
 #include "runtime/emulator/program.hpp"
+#include "runtime/emulator/race_groups.hpp"
 #include "runtime/emulator/trace.hpp"
 #include "common/limits.hpp"
 
@@ -61,20 +62,23 @@ struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
   uint64_t linear_id = 0;
   std::vector<uint8_t> lds;
+  std::vector<uint8_t> private_memory;  // per lane of every wave: private_lane_bytes (private_memory.hpp)
+  uint32_t private_lane_bytes = 0;
   std::vector<Wave> waves;
   uint32_t live_waves = 0;
   uint64_t now = 0;                // simulated issue slots
   std::mt19937_64 rng;
   LdsRaceTracker lds_tracker;
   std::vector<const AsyncState*> async_states;  // per wave, for the LDS race tracker
-  std::vector<RaceReport> races;
+  RaceGroups races;
   uint64_t instructions = 0;
   uint64_t mfma_macs = 0;
   std::unique_ptr<TraceRecorder> tracer;  // set while a traced workgroup runs
 
   uint32_t random_below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(rng() % n); }
   // Completes `r` with this instruction, wave and workgroup and with the other
-  // instruction (an index into the program), derives its text and keeps it.
+  // instruction (an index into the program), derives its text and keeps it as
+  // a new group, or counts it in its (kind, rule, pc) group.
   void report_race(const Wave& wave, const Inst& in, uint32_t other_inst, RaceReport r);
   [[noreturn]] void fail(const Wave& wave, const Inst& in, const std::string& what) const;
 };

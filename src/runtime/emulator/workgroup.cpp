@@ -29,13 +29,13 @@ void init_scalar_state(Wave& w, const WorkgroupSetup& s, const uint32_t id[3]) {
     w.sgpr[next++] = uint32_t(v >> 32);
   };
   uint16_t props = k.kernel_code_properties;
-  if (props & 0x1) next += 4;                        // private segment buffer (scratch unsupported)
+  if (props & 0x1) next += 4;                        // private segment buffer (refused with a private segment)
   if (props & 0x2) put64(s.dispatch_packet_address);  // dispatch ptr
   if (props & 0x4) put64(0);                          // queue ptr
   if (props & 0x8) put64(s.kernarg_address);          // kernarg segment ptr
   if (props & 0x10) put64(0);                         // dispatch id
   if (props & 0x20) put64(0);                         // flat scratch init
-  if (props & 0x40) w.sgpr[next++] = 0;               // private segment size
+  if (props & 0x40) w.sgpr[next++] = w.wg->private_lane_bytes;  // private segment size
   // Remaining user SGPRs hold preloaded kernel arguments.
   const auto& kernarg = s.dispatch->kernarg;
   for (uint32_t i = 0; next < k.user_sgpr_count(); ++i, ++next) {
@@ -176,7 +176,8 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
 Handler unsupported_instruction_handler() { return unsupported; }
 
 void Workgroup::report_race(const Wave& wave, const Inst& in, uint32_t other_inst, RaceReport r) {
-  if (races.size() >= options.max_races) return;
+  RaceReport* slot = races.occurrence(r.kind, r.rule, in.pc);
+  if (!slot) return;
   r.pc = in.pc;
   r.instruction = program->disasm[in.id];
   std::copy(std::begin(id), std::end(id), r.workgroup);
@@ -184,7 +185,7 @@ void Workgroup::report_race(const Wave& wave, const Inst& in, uint32_t other_ins
   r.other_pc = program->insts[other_inst].pc;
   r.other_instruction = program->disasm[other_inst];
   r.what = describe(r);
-  races.push_back(std::move(r));
+  *slot = std::move(r);
 }
 
 void Workgroup::fail(const Wave& wave, const Inst& in, const std::string& what) const {
@@ -204,12 +205,14 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   wg.linear_id = id[0] + uint64_t(d.grid[0]) * (id[1] + uint64_t(d.grid[1]) * id[2]);
   wg.rng.seed(mix(s.options.seed ^ mix(wg.linear_id)));
   wg.now = 0;
-  wg.races.clear();
+  wg.races.reset(s.options.max_races);
   wg.instructions = wg.mfma_macs = 0;
   uint32_t lds_bytes = std::max(k.group_segment_fixed_size, k.md_group_segment_fixed_size) + d.dynamic_lds;
   wg.lds.assign(lds_bytes, 0);
   uint32_t threads = d.block[0] * d.block[1] * d.block[2];
   uint32_t num_waves = (threads + kLanes - 1) / kLanes;
+  wg.private_lane_bytes = private_lane_bytes(k, d);
+  wg.private_memory.assign(size_t(num_waves) * kLanes * wg.private_lane_bytes, 0);
   wg.waves.resize(num_waves);
   wg.async_states.clear();
   uint32_t vgprs = std::min<uint32_t>(kRegisterFile, std::max<uint32_t>({(k.vgpr_granule_count + 1) * 8, k.vgpr_count, 1}));
@@ -226,7 +229,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     w.priority = 0;
     w.barrier_epoch = 0;
     std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0u);
-    w.vgpr_storage.resize(size_t(kRegisterFile) * kLanes);
+    w.vgpr_storage.resize(size_t(kRegisterFile + scratch::kCount) * kLanes);
     w.async.reset();
     w.hazards.reset();
     init_scalar_state(w, s, id);
