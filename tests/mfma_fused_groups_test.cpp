@@ -328,7 +328,7 @@ TEST_CASE("cdna3-fused-groups: GEMMs on the emulator match the reference under t
       EmulatorConfig config;
       config.mfma_policy = MfmaPolicy::cdna3_fused_groups;
       Device device = Device::emulator(config);
-      const GemmRun run = run_gemm_packed(device, s, m, n, k, a, b, OutType::f32);
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, a, b, OutType::f32));
       const auto fused = to_output_bits(reference_gemm(MfmaPolicy::cdna3_fused_groups, s.type_a, a, s.type_b, b, m, n, k), false);
       const auto chained = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), false);
       INFO(file << " " << m << "x" << n << "x" << k);
