@@ -231,12 +231,12 @@ TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, c
   auto k = TestKernel::build(body, with_agprs());
   Args args;
   args.add(data);
-  model::TraceCollector sink(1, {}, 0);
+  model::TraceCollector sink(1, {}, {}, 0);
   emu::EmulatorOptions o = emutest::instant();
   o.trace = &sink;
   emutest::run(k, args.dispatch(1, 64), o);
   auto program = emu::decode_program(k.code.text(), k.info.accum_offset);
-  auto cu = model::simulate_cu(*program, model::classify(*program), sink.take_traces(), modeltest::kGlobalLatency, true);
+  auto cu = model::simulate_cu(*program, model::classify(*program), sink.take_resident(), modeltest::kGlobalLatency, true);
   using K = ModelSliceKind;
   std::vector<std::tuple<K, uint64_t, uint64_t>> got;
   for (const ModelSlice& s : cu.timeline) got.emplace_back(s.kind, s.begin, s.end);
@@ -293,4 +293,21 @@ again:
   const uint64_t to_lds = run("buffer_load_dwordx4 v1, s[8:11], 0 offen lds");
   CHECK(to_vgprs > 3 * 40 * 64);  // the readers' LDS time sets the end
   CHECK(to_lds == to_vgprs + 4);
+}
+
+TEST_CASE("model: a transcendental holds its SIMD's VALU four slots; its result is read after it", "[model]") {
+  static_assert(model::param::kTranscendentalClocks.value == 16);
+  // Four independent v_add_f32: slots 0, 4, 8, 12, s_endpgm at 16: the wave ends at 17.
+  // Four independent v_exp_f32: 0, 16, 32, 48 (the VALU is taken 16 clocks each), s_endpgm 52: 53.
+  // v_exp_f32 then a v_add_f32 reading it: the add issues at 16, s_endpgm at 20: 21.
+  std::string adds, exps;
+  for (int i = 0; i < 4; ++i) {
+    adds += fmt::format("  v_add_f32 v{}, v10, v11\n", i);
+    exps += fmt::format("  v_exp_f32 v{}, v10\n", i);
+  }
+  CHECK(cycles_of(adds + "  s_endpgm\n") == 17);
+  CHECK(cycles_of(exps + "  s_endpgm\n") == 53);
+  CHECK(cycles_of("  v_exp_f32 v0, v10\n  v_add_f32 v1, v0, v11\n  s_endpgm\n") == 21);
+  // An MFMA does not wait for the VALU: exp at 0, MFMA at 4 (pipe until 20).
+  CHECK(cycles_of(fmt::format("  v_exp_f32 v20, v10\n  {} a[0:3], v[0:3], v[4:7], a[0:3]\n  s_endpgm\n", kMfma)) == 20);
 }

@@ -20,12 +20,12 @@ struct Traced {
 };
 
 inline Traced model_first_workgroup(const emutest::TestKernel& k, const emu::Dispatch& d) {
-  model::TraceCollector sink(1, {}, 0);
+  model::TraceCollector sink(1, {}, {}, 0);
   emu::EmulatorOptions o = emutest::instant();
   o.trace = &sink;
   emutest::run(k, d, o);
   Traced t;
-  t.traces = sink.take_traces();
+  t.traces = sink.take_resident();
   auto program = emu::decode_program(k.code.text(), k.info.accum_offset);
   t.cu = model::simulate_cu(*program, model::classify(*program), t.traces, kGlobalLatency);
   return t;

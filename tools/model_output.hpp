@@ -29,6 +29,9 @@ inline void print_model_lines(const ModelReport& m) {
   fmt::print("modeled time: {:.3f} us\n", m.seconds * 1e6);
   fmt::print("modeled occupancy: {} workgroups per CU, {} rounds of {} cycles; bound by {}\n", m.workgroups_per_cu,
              m.rounds, m.cu_cycles, m.bound == "CU" ? "the CU" : m.bound);
+  if (m.heaviest_cu_cycles != m.lightest_cu_cycles)
+    fmt::print("modeled grid: {} workgroups sampled, resident sets of {} to {} cycles (the rounds dispatched from them)\n",
+               m.sampled_workgroups, m.lightest_cu_cycles, m.heaviest_cu_cycles);
   fmt::print("modeled memory: L2 hit rate {:.0f}% (grid order), latency {} clocks; L2 {:.1f} us, MALL {:.1f} us, "
              "HBM {:.1f} us; power ceiling {:.1f} us; store drain {:.1f} us; launch {:.2f} us\n",
              100 * m.l2_hit_rate, m.global_latency, m.l2_seconds * 1e6, m.mall_seconds * 1e6, m.memory_seconds * 1e6,
@@ -63,6 +66,10 @@ inline nlohmann::json model_json(const ModelReport& m) {
           {"global_latency", m.global_latency},
           {"l2_seconds", m.l2_seconds},
           {"mall_seconds", m.mall_seconds},
+          {"sampled_workgroups", m.sampled_workgroups},
+          {"lightest_cu_cycles", m.lightest_cu_cycles},
+          {"heaviest_cu_cycles", m.heaviest_cu_cycles},
+          {"mfma_peak_seconds", m.mfma_peak_seconds},
           {"power_seconds", m.power_seconds},
           {"drain_seconds", m.drain_seconds},
           {"launch_seconds", m.launch_seconds},

@@ -47,11 +47,14 @@ struct ModelReport {
   double seconds = 0;               // modeled time from the launch to the kernel's end
   double clock_hz = 0;
   double mfma_utilization = 0;      // MFMA pipes busy / (all SIMDs x cycles)
-  uint64_t cu_cycles = 0;           // one round of resident workgroups on one CU
+  uint64_t cu_cycles = 0;           // one round of resident workgroups on one CU (the first ones)
+  uint32_t sampled_workgroups = 0;  // workgroups traced in full to estimate every other one's cost
+  uint64_t lightest_cu_cycles = 0;  // the cheapest and dearest resident set among the sampled ones
+  uint64_t heaviest_cu_cycles = 0;
   uint64_t rounds = 0;              // ceil(workgroups / (CUs x workgroups per CU))
   uint32_t workgroups_per_cu = 0;   // occupancy
   uint32_t waves_per_simd = 0;
-  double compute_seconds = 0;       // rounds x cu_cycles / clock
+  double compute_seconds = 0;       // the sampled costs dispatched over the CUs (rounds x cu_cycles / clock if alike)
   double memory_seconds = 0;        // memory_bytes / HBM bandwidth
   double memory_bytes = 0;          // bytes of the buffers the launch passes (read or written)
   bool memory_bound = false;        // bound by L2, MALL or HBM bandwidth
@@ -59,12 +62,13 @@ struct ModelReport {
   uint32_t global_latency = 0;      // clocks a vector memory access takes, from the hit rate
   double l2_seconds = 0;            // the vector memory traffic of one XCD / its L2 bandwidth
   double mall_seconds = 0;          // L2 misses / MALL bandwidth
+  double mfma_peak_seconds = 0;     // MFMA pipe time / all pipes: no kernel is faster
   double power_seconds = 0;         // the MFMAs' energy / the board power left for them
   double drain_seconds = 0;         // the last round's stores leaving through L2 after the CUs end
   double launch_seconds = 0;        // from the launch to the first wave (added to the time)
   double dispatch_seconds = 0;      // starting the first round's waves (part of compute_seconds)
   std::array<double, 3> mfma_macs{};  // the grid's MFMA multiply-adds: 16-bit, 8-bit, narrower operands
-  std::string bound;                // the largest term: "CU", "power ceiling", "L2", "MALL" or "HBM" bandwidth
+  std::string bound;                // the largest term: "CU", "MFMA peak", "power ceiling", "L2", "MALL" or "HBM" bandwidth
   ModelStallShares stalls;
   std::vector<ModelSlice> timeline;  // one CU's resident set; empty unless EmulatorConfig::model_timeline
 };

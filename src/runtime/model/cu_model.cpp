@@ -43,6 +43,7 @@ struct WaveSim {
 
 struct Cu {
   std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
+  std::vector<uint64_t> valu_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   uint64_t lds_free_at = 0, vmem_free_at = 0;
   uint32_t global_latency = 0;
   // LDS-DMA data not yet written into LDS: (arrival, LDS clocks), earliest first.
@@ -194,6 +195,7 @@ class Simulation {
     }
     if (t.category != Category::internal && operands_ready(w, in, t) > now) return Slot::mfma_dependency;
     if (t.kind == Kind::mfma && cu_.mfma_free_at[simd] > now) return Slot::mfma_busy;
+    if (t.kind == Kind::valu && cu_.valu_free_at[simd] > now) return Slot::issue;
     const uint32_t bit = 1u << uint32_t(t.category);
     if (t.category != Category::internal && (used & bit)) return Slot::issue;
     if (t.category != Category::internal) used |= bit;
@@ -218,6 +220,14 @@ class Simulation {
         w.chain_count = t.dst_count;
         break;
       }
+      case Kind::valu:
+        cu_.valu_free_at[simd] = now + t.valu_clocks;
+        if (t.valu_clocks > kIssuePeriod)  // results later than the wave's next slot
+          for (int a = 0; a < in.num_access; ++a)
+            if (in.access[a].vector && in.access[a].write)
+              for (uint32_t r = in.access[a].first; r < uint32_t(in.access[a].first) + in.access[a].count && r < kRegisters; ++r)
+                w.vgpr_ready[r] = now + t.valu_clocks;
+        break;
       case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
       case Kind::vmem_load:
       case Kind::vmem_store:

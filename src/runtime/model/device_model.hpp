@@ -2,10 +2,12 @@
 // From one CU's modeled cycles to the whole device: rounds of resident
 // workgroups over all CUs, next to the bandwidth of L2, MALL and HBM and the
 // power ceiling of the MFMA pipes (docs/model.md "Device composition").
+#include <array>
 #include <cstdint>
 
 #include "cdna4/model_report.hpp"
 #include "runtime/model/cu_model.hpp"
+#include "runtime/model/grid_sample.hpp"
 #include "runtime/model/occupancy.hpp"
 #include "runtime/model/parameters.hpp"
 
@@ -28,12 +30,27 @@ struct GridFacts {
   uint32_t waves_per_workgroup = 1;
 };
 
+// Per workgroup, from the sampled resident sets (grid_sample.hpp): the clocks
+// it holds its workgroup slot (its resident set's CU cycles), its MFMA pipe
+// clocks and multiply-adds by operand width, and the bytes it reads (distinct
+// lines) and stores.
+struct WorkgroupCosts {
+  GridEstimate cycles, mfma_cycles, read_bytes, stored_bytes;
+  std::array<GridEstimate, kMacClasses> macs;
+  uint32_t sampled = 1;  // workgroups traced in full
+};
+
 // Clocks a vector memory access takes: an L2 hit, or a miss. A miss is a first
 // touch (from HBM) for the share of the grid's missed bytes that are the
 // buffers' own bytes; the rest is served by the MALL when the buffers fit in it,
 // else by HBM. `grid_read_bytes`: what all workgroups read.
 uint32_t global_latency(double l2_miss_fraction, double memory_bytes, double grid_read_bytes);
 
+// `cu`: the first resident set (its cycles, timeline and, summed over every
+// sampled set, the wave time shares); `costs`: every workgroup's.
+ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid, const WorkgroupCosts& costs,
+                    const Fitted& fitted = {});
+// Every workgroup like the simulated resident set `cu`.
 ModelReport compose(CuResult cu, const Occupancy& occupancy, const GridFacts& grid, const Fitted& fitted = {});
 
 // The modeled time of a report composed with other fitted values: the

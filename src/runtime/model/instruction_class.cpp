@@ -7,6 +7,7 @@
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "common/limits.hpp"
+#include "runtime/model/parameters.hpp"
 
 namespace cdna4::model {
 namespace {
@@ -96,6 +97,10 @@ std::vector<InstTiming> classify(const emu::Program& program) {
           t.acc_first = in.src[2].index;
           t.acc_count = in.src[2].dwords;
         }
+        break;
+      case Kind::valu:
+        t.valu_clocks = uint8_t(gfx950::is_transcendental(program.names[i]) ? as_int(param::kTranscendentalClocks)
+                                                                             : as_int(param::kIssuePeriod));
         break;
       case Kind::vmem_load:
         if (program.hazard[i].lds_dma) t.lds_dma_bytes = uint16_t(64 * lane_bytes(program.names[i]));

@@ -29,6 +29,7 @@ struct InstTiming {
   uint8_t mfma_passes = 0;
   MacClass mac_class = MacClass::bits16;
   uint32_t macs = 0;  // MFMA: multiply-adds of one lane-group instruction (m x n x k)
+  uint8_t valu_clocks = 0;  // VALU: clocks it holds its SIMD's vector ALU (a transcendental: quarter rate)
   uint32_t vmcnt = gfx950::kMaxVmcnt, lgkmcnt = gfx950::kMaxLgkmcnt;  // s_waitcnt
   uint32_t nop_slots = 0;              // s_nop N: N + 1
   uint32_t priority = 0;               // s_setprio

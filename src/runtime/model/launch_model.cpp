@@ -1,7 +1,9 @@
 #include "runtime/model/launch_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "runtime/model/cu_model.hpp"
@@ -17,7 +19,27 @@ uint32_t lds_bytes(const KernelInfo& k, const emu::Dispatch& d) {
   return std::max(k.group_segment_fixed_size, k.md_group_segment_fixed_size) + d.dynamic_lds;
 }
 
-uint64_t workgroup_count(const emu::Dispatch& d) { return uint64_t(d.grid[0]) * d.grid[1] * d.grid[2]; }
+bool same_stream(const emu::WorkgroupTrace& a, const emu::WorkgroupTrace& b) {
+  if (a.waves.size() != b.waves.size()) return false;
+  for (size_t w = 0; w < a.waves.size(); ++w)
+    if (!std::equal(a.waves[w].begin(), a.waves[w].end(), b.waves[w].begin(), b.waves[w].end(),
+                    [](const emu::TraceEntry& x, const emu::TraceEntry& y) { return x.inst == y.inst && x.cost == y.cost; }))
+      return false;
+  return true;
+}
+
+// What one workgroup of a simulated resident set costs.
+struct SampleCost {
+  double cycles = 0, mfma_cycles = 0, stored_bytes = 0;
+  std::array<double, kMacClasses> macs{};
+};
+
+SampleCost per_workgroup(const CuResult& cu, size_t workgroups) {
+  const double n = double(std::max<size_t>(workgroups, 1));
+  SampleCost c{double(cu.cycles), double(cu.mfma_busy_cycles) / n, double(cu.stored_bytes) / n};
+  for (size_t k = 0; k < kMacClasses; ++k) c.macs[k] = double(cu.macs[k]) / n;
+  return c;
+}
 
 }  // namespace
 
@@ -38,24 +60,64 @@ double passed_buffer_bytes(const emu::Dispatch& dispatch) {
 LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline)
     : kernel_(kernel),
       occupancy_(occupancy(kernel, dispatch.block[0] * dispatch.block[1] * dispatch.block[2], lds_bytes(kernel, dispatch))),
-      workgroups_(workgroup_count(dispatch)),
+      workgroups_(uint64_t(dispatch.grid[0]) * dispatch.grid[1] * dispatch.grid[2]),
       simulated_(uint32_t(std::min<uint64_t>(occupancy_.workgroups_per_cu, workgroups_))),
+      grid_{{dispatch.grid[0], dispatch.grid[1], dispatch.grid[2]}},
       memory_bytes_(passed_buffer_bytes(dispatch)),
       timeline_(timeline),
-      collector_(simulated_, first_round_on_one_xcd(workgroups_, occupancy_.workgroups_per_cu),
+      collector_(simulated_, sample_workgroups(grid_), first_round_on_one_xcd(workgroups_, occupancy_.workgroups_per_cu),
                  as_int(param::kFootprintBytes) / as_int(param::kCacheLineBytes)) {}
 
 ModelReport LaunchModel::report(const CodeObject& code) {
   std::shared_ptr<const emu::Program> program = emu::decode_program(code.text(), kernel_.accum_offset);
   const std::vector<InstTiming> timing = classify(*program);
-  const std::vector<emu::WorkgroupTrace> traces = collector_.take_traces();
+  const std::vector<emu::WorkgroupTrace> resident = collector_.take_resident();
+  std::map<uint64_t, emu::WorkgroupTrace> samples = collector_.take_samples();
   const double miss = l2_reuse(collector_.take_footprints()).miss_fraction();
-  double read_lines = 0;
-  for (const emu::WorkgroupTrace& t : traces) read_lines += double(t.read_lines.size());
-  const double read_bytes = read_lines * param::kCacheLineBytes.value / double(std::max<size_t>(traces.size(), 1));
-  const uint32_t latency = global_latency(miss, memory_bytes_, read_bytes * double(workgroups_));
-  const CuResult cu = simulate_cu(*program, timing, traces, latency, timeline_);
-  return compose(cu, occupancy_, {workgroups_, simulated_, memory_bytes_, miss, read_bytes, occupancy_.waves_per_workgroup});
+  // The bytes each sampled workgroup reads (its distinct lines), known before
+  // any simulation: the grid's total sets the share of first touches.
+  const double line = param::kCacheLineBytes.value;
+  std::map<uint64_t, double> read;
+  for (const emu::WorkgroupTrace& t : resident) read[t.linear_id] = double(t.read_lines.size()) * line;
+  for (auto& [id, trace] : samples) read[id] = double(trace.read_lines.size()) * line;
+  const GridEstimate read_bytes(grid_, read);
+  const uint32_t latency = global_latency(miss, memory_bytes_, read_bytes.total());
+  CuResult cu = simulate_cu(*program, timing, resident, latency, timeline_);
+
+  // Each other sampled workgroup runs as a resident set of copies of itself;
+  // one whose instruction stream and costs match an already simulated one
+  // takes that one's cost.
+  std::map<uint64_t, double> cycles, mfma, stored;
+  std::array<std::map<uint64_t, double>, kMacClasses> macs;
+  auto note = [&](uint64_t id, const SampleCost& c) {
+    cycles[id] = c.cycles, mfma[id] = c.mfma_cycles, stored[id] = c.stored_bytes;
+    for (size_t k = 0; k < kMacClasses; ++k) macs[k][id] = c.macs[k];
+  };
+  std::vector<std::pair<const emu::WorkgroupTrace*, SampleCost>> simulated;
+  const SampleCost first = per_workgroup(cu, resident.size());
+  for (const emu::WorkgroupTrace& t : resident) {
+    note(t.linear_id, first);
+    simulated.push_back({&t, first});
+  }
+  for (auto& [id, trace] : samples) {
+    auto known = std::find_if(simulated.begin(), simulated.end(), [&](auto& s) { return same_stream(*s.first, trace); });
+    if (known == simulated.end()) {
+      const std::vector<emu::WorkgroupTrace> copies(simulated_, trace);
+      const CuResult set = simulate_cu(*program, timing, copies, latency);
+      for (size_t k = 0; k < cu.wave_cycles.size(); ++k) cu.wave_cycles[k] += set.wave_cycles[k];
+      known = simulated.insert(simulated.end(), {&trace, per_workgroup(set, copies.size())});
+    }
+    note(id, known->second);
+  }
+  const WorkgroupCosts costs{GridEstimate(grid_, cycles),
+                             GridEstimate(grid_, mfma),
+                             read_bytes,
+                             GridEstimate(grid_, stored),
+                             {GridEstimate(grid_, macs[0]), GridEstimate(grid_, macs[1]), GridEstimate(grid_, macs[2])},
+                             uint32_t(cycles.size())};
+  const GridFacts facts{workgroups_, simulated_, memory_bytes_, miss, read_bytes.total() / double(std::max<uint64_t>(workgroups_, 1)),
+                        occupancy_.waves_per_workgroup};
+  return compose(std::move(cu), occupancy_, facts, costs);
 }
 
 }  // namespace cdna4::model

@@ -7,6 +7,7 @@
 #include "cdna4/code_object.hpp"
 #include "cdna4/model_report.hpp"
 #include "runtime/emulator/emulator.hpp"
+#include "runtime/model/grid_sample.hpp"
 #include "runtime/model/occupancy.hpp"
 #include "runtime/model/trace_collector.hpp"
 
@@ -24,6 +25,7 @@ class LaunchModel {
   Occupancy occupancy_;
   uint64_t workgroups_;
   uint32_t simulated_;
+  GridShape grid_;
   double memory_bytes_;
   bool timeline_;
   TraceCollector collector_;

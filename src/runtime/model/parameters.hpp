@@ -27,6 +27,11 @@ inline constexpr Parameter kL2BytesPerClock{"l2_bandwidth", 2048, "bytes/clock p
                                             "AMD CDNA 3 white paper (16 channels x 128 B/clock per XCD); assumed unchanged"};
 inline constexpr Parameter kFootprintBytes{"footprint_probe", 256 * 1024, "bytes per workgroup",
                                            "assumed (the first few K-steps of a GEMM tile; docs/model.md \"L2 reuse\")"};
+inline constexpr Parameter kGridSamples{"grid_samples", 16, "workgroups",
+                                        "assumed (modeling time: each is emulated in full); docs/model.md "
+                                        "\"Grids whose workgroups differ\""};
+inline constexpr Parameter kTraceAllWorkgroups{"trace_all_workgroups", 16, "workgroups",
+                                               "assumed: grids this small are traced whole"};
 // Power (docs/model.md "Power"): the MFMA pipes may draw the board power left
 // after the static part; a dense grid runs no faster than its MACs' energy over it.
 inline constexpr Parameter kBoardPower{"board_power", 1400, "W", "AMD Instinct MI355X data sheet (total board power)"};
@@ -66,6 +71,11 @@ inline constexpr Parameter kClocksPerMfmaPass{"clocks_per_mfma_pass", 4, "clocks
 inline constexpr Parameter kMfmaResultExtra{"mfma_result_extra", 2, "clocks",
                                             "LLVM GCNHazardRecognizer (XDL N-pass result read by A/B or VALU: "
                                             "about N + 2 wait states); rounded, assumed"};
+inline constexpr Parameter kTranscendentalClocks{
+    "transcendental_clocks", 16, "clocks",
+    "quarter rate: AMD CDNA 3 ISA guide (transcendental ops, quarter rate); LLVM SISchedule.td SICommonWriteRes, "
+    "used by gfx950's SIDPGFX950FullSpeedModel: WriteTrans32 4 against Write32Bit 1 (\"1 / (operations / "
+    "cycle) / 4\"); no gfx950 figure says otherwise"};
 inline constexpr Parameter kValuLatency{"valu_latency", 4, "clocks", "assumed (wave64 over 16 lanes per clock)"};
 inline constexpr Parameter kSmemLatency{"smem_latency", 64, "clocks", "assumed (scalar cache hit)"};
 inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assumed"};
@@ -86,11 +96,12 @@ inline constexpr Parameter kHbmLatency{"hbm_latency", 1200, "clocks", "assumed (
 inline constexpr const Parameter* kParameters[] = {
     &param::kComputeUnits,     &param::kClockHz,          &param::kHbmBytesPerSecond, &param::kXcds,
     &param::kMallBytes,        &param::kMallBytesPerSecond, &param::kL2BytesPerClock, &param::kFootprintBytes,
-    &param::kBoardPower,       &param::kStaticPower,      &param::kMacEnergy16,     &param::kMacEnergy8,
-    &param::kNarrowMacEnergyShare, &param::kLaunchSeconds, &param::kWavesDispatchedPerClock, &param::kSimdsPerCu,
+    &param::kGridSamples,      &param::kTraceAllWorkgroups, &param::kBoardPower,       &param::kStaticPower,
+    &param::kMacEnergy16,      &param::kMacEnergy8,       &param::kNarrowMacEnergyShare, &param::kLaunchSeconds,
+    &param::kWavesDispatchedPerClock, &param::kSimdsPerCu,
     &param::kMaxWavesPerSimd,  &param::kVgprsPerLane,     &param::kMaxWorkgroupsPerCu, &param::kLdsBytesPerCu,
     &param::kIssuePeriod,      &param::kTakenBranchPenalty, &param::kClocksPerMfmaPass, &param::kMfmaResultExtra,
-    &param::kValuLatency,      &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
+    &param::kTranscendentalClocks, &param::kValuLatency, &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
     &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kL2HitLatency,
     &param::kL2MissLatency,    &param::kHbmLatency,
 };
