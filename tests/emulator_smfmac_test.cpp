@@ -64,7 +64,7 @@ uint32_t encode(T t, int v) {
     case T::bf16: return sign << 15 | uint32_t(e + 127) << 7 | fraction << (7 - e);
     case T::f16: return sign << 15 | uint32_t(e + 15) << 10 | fraction << (10 - e);
     case T::fp8: return sign << 7 | uint32_t(e + 7) << 3 | fraction << (3 - e);
-    default: return sign << 7 | uint32_t(e + 15) << 2 | fraction << (2 - e);  // bf8: |v| in 1, 2, 3, 4, 6, 8
+    default: return sign << 7 | uint32_t(e + 15) << 2 | fraction << std::max(0, 2 - e);  // bf8: |v| in 1, 2, 3, 4, 6, 8 (8: no fraction)
   }
 }
 int small_value(T t, uint32_t h) {

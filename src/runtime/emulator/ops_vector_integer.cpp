@@ -199,7 +199,7 @@ const Entry kVectorIntegerOps[] = {
        return uint32_t(uint64_t(int64_t(int32_t(a)) * int32_t(b)) >> 32);
      })>, 0},
     {"V_MUL_U32_U24", vop2<([](uint32_t a, uint32_t b) { return u24(a) * u24(b); })>, 0},
-    {"V_MUL_I32_I24", vop2<([](uint32_t a, uint32_t b) { return uint32_t(i24(a) * i24(b)); })>, 0},
+    {"V_MUL_I32_I24", vop2<([](uint32_t a, uint32_t b) { return uint32_t(int64_t(i24(a)) * i24(b)); })>, 0},
     {"V_MUL_HI_U32_U24", vop2<([](uint32_t a, uint32_t b) { return uint32_t((uint64_t(u24(a)) * u24(b)) >> 32); })>, 0},
     {"V_LSHLREV_B32", vop2<([](uint32_t a, uint32_t b) { return b << (a & 31); })>, 0},
     {"V_LSHRREV_B32", vop2<([](uint32_t a, uint32_t b) { return b >> (a & 31); })>, 0},
@@ -213,7 +213,7 @@ const Entry kVectorIntegerOps[] = {
     {"V_MAX_I32", vop2<([](uint32_t a, uint32_t b) { return int32_t(a) > int32_t(b) ? a : b; })>, 0},
     {"V_BFM_B32", vop2<([](uint32_t a, uint32_t b) { return uint32_t(((1ull << (a & 31)) - 1) << (b & 31)); })>, 0},
     {"V_MAD_U32_U24", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return u24(a) * u24(b) + c; })>, 0},
-    {"V_MAD_I32_I24", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(i24(a) * i24(b)) + c; })>, 0},
+    {"V_MAD_I32_I24", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return uint32_t(int64_t(i24(a)) * i24(b)) + c; })>, 0},
     {"V_LSHL_ADD_U32", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return (a << (b & 31)) + c; })>, 0},
     {"V_ADD_LSHL_U32", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return (a + b) << (c & 31); })>, 0},
     {"V_LSHL_OR_B32", vop3<([](uint32_t a, uint32_t b, uint32_t c) { return (a << (b & 31)) | c; })>, 0},
