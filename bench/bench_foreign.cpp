@@ -9,8 +9,9 @@
 //   bench_foreign [--hipkittens DIR] [--aiter DIR] [--aiter-gfx950 DIR] [--only SUBSTRING]
 //
 // (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
-// the attention kernels; --only runs the rows whose "kernel problem" contains
-// SUBSTRING.) Attention rows: foreign_attention.hpp.
+// the fp8 blockscale GEMMs and the attention kernels; --only runs the rows whose
+// "kernel problem" contains SUBSTRING.) Blockscale rows: foreign_blockscale.hpp;
+// attention rows: foreign_attention.hpp.
 //
 // Every kernel runs twice per emulator mode (randomized completion with race
 // reports, and instant completion) on two data sets:
@@ -39,6 +40,7 @@
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "foreign_attention.hpp"
+#include "foreign_blockscale.hpp"
 #include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
 
@@ -252,19 +254,14 @@ std::vector<uint8_t> expected_bits(const std::vector<float>& c, Out out) {
 }
 
 using foreign::first_line;
-using foreign::kMaxReports;
 using foreign::Reports;
 
 void run_case(const Case& c) {
-  cdna4::EmulatorConfig config;
-  config.max_races = kMaxReports;
-  cdna4::Device dev = cdna4::Device::emulator(config);
+  cdna4::Device dev = foreign::reporting_emulator();
   const bool bf16 = c.out != Out::f32;
   std::string shown_reports;
   for (bool instant : {false, true}) {
-    cdna4::LaunchOptions opt;
-    opt.on_race = cdna4::OnRace::Report;
-    opt.instant_completion = instant;
+    const cdna4::LaunchOptions opt = foreign::reporting_launch(instant);
     std::string ints, random, error;
     Reports reports;
     double seconds = 0;
@@ -336,6 +333,7 @@ int main(int argc, char** argv) {
              "random", "emu s", "GMAC/s", "races", "hazards");
   for (const Case& c : cases)
     if (wanted(fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k))) run_case(c);
+  foreign::run_blockscale_rows(dirs["--aiter-gfx950"], wanted);
   foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
   return 0;
 }

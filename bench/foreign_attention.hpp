@@ -135,14 +135,10 @@ inline void run_attention_case(const AttentionCase& c) {
   const double scale = 1.0 / std::sqrt(double(c.shape.dim));
   const AttentionData d = make_attention_data(c.shape, c.fp8, scale);
   const double o_tolerance = c.fp8 ? 1e-1 : 2e-2, lse_tolerance = 1e-2;
-  cdna4::EmulatorConfig config;
-  config.max_races = kMaxReports;
-  cdna4::Device dev = cdna4::Device::emulator(config);
+  cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
   for (bool instant : {false, true}) {
-    cdna4::LaunchOptions opt;
-    opt.on_race = cdna4::OnRace::Report;
-    opt.instant_completion = instant;
+    const cdna4::LaunchOptions opt = reporting_launch(instant);
     fmt::print("{:<44} {:>22} {:<10}", c.name, c.problem(), instant ? "instant" : "randomized");
     try {
       cdna4::Buffer q = dev.alloc(d.q.size()), k = dev.alloc(d.k.size()), v = dev.alloc(d.v.size());

@@ -15,17 +15,21 @@
 
 namespace foreign {
 
-// B (N x K) in AITER's shuffle_weight(layout=(16, 16)) order for bf16
-// (aiter/ops/shuffle.py): view as [N/16][16][K/32][4][8], permute to
-// [N/16][K/32][4][16][8]: 16 rows x 16 bytes of k per 256-byte block.
-inline std::vector<uint16_t> aiter_preshuffle(const std::vector<uint16_t>& b, int64_t n, int64_t k) {
-  std::vector<uint16_t> out(b.size());
+// B (N x K) in AITER's shuffle_weight(layout=(16, 16)) order (aiter/ops/shuffle.py)
+// with E = 16 / element bytes: view as [N/16][16][K/32][32/E][E], permute to
+// [N/16][K/32][32/E][16][E]: 16 rows x 16 bytes of k per 256-byte block
+// (bf16: [4][8], fp8: [2][16]).
+template <class T>
+std::vector<T> aiter_preshuffle(const std::vector<T>& b, int64_t n, int64_t k) {
+  constexpr int64_t per_row = 16 / sizeof(T);
+  std::vector<T> out(b.size());
   size_t o = 0;
   for (int64_t n0 = 0; n0 < n / 16; ++n0)
     for (int64_t k0 = 0; k0 < k / 32; ++k0)
-      for (int64_t kk = 0; kk < 4; ++kk)
+      for (int64_t kk = 0; kk < 32 / per_row; ++kk)
         for (int64_t n1 = 0; n1 < 16; ++n1)
-          for (int64_t e = 0; e < 8; ++e) out[o++] = b[size_t((n0 * 16 + n1) * k + k0 * 32 + kk * 8 + e)];
+          for (int64_t e = 0; e < per_row; ++e)
+            out[o++] = b[size_t((n0 * 16 + n1) * k + k0 * 32 + kk * per_row + e)];
   return out;
 }
 
@@ -172,6 +176,52 @@ inline cdna4::LaunchStats launch_aiter(cdna4::Device& dev, const cdna4::Kernel& 
   g.put<uint32_t>(272, split).put<uint32_t>(288, out_bf16 ? 1 : 0).put<uint64_t>(304, 0).put<uint32_t>(320, 0);
   if (g.size() >= 344) g.put<uint64_t>(336, split > 1 ? sema.address() : 0);
   const cdna4::Dim3 grid(uint32_t(n / ak.tile_n), uint32_t((m + ak.tile_m - 1) / ak.tile_m), split);
+  return dev.launch(kernel, grid, {256}, g, opt);
+}
+
+// AITER's fp8 blockscale GEMMs (same commit): hsa/gfx950/fp8gemm_blockscale/
+// fp8gemm_bf16_blockscale_BpreShuffle_{tileM}x128.co (_ZN5aiter<len><stem>E) with
+// fp8gemm_bf16_blockscale.csv, launched as
+// csrc/py_itfs_cu/asm_a8w8_blockscale_bpreshuffle.cu does (the reference:
+// op_tests/test_gemm_a8w8_blockscale.py run_torch). Kernarg: packed struct
+// KernelArgs of 256 bytes, every field in its own 16-byte slot: pointers C 0,
+// A 16, B 32, a_scale 48, b_scale 64, bias 80; u32 m 96, n 112, k 128, lda
+// 144, ldb 160 (elements = bytes: K), ldc 176 (bytes: N * 2), ks 192 (split-K,
+// 1), scale_m 208 (M), scale_n 224 (N / 128), scale_k 240 (K / 128).
+// A (M x K) and B (N x K, pre-shuffled as aiter_preshuffle) OCP fp8 e4m3;
+// a_scale fp32 per token and 128 k, stored k-block major ([K/128][M]: the test
+// passes x_scale transposed); b_scale fp32 per 128 x 128 block ([N/128][K/128]);
+// bias fp32 [N] (the launcher passes a zeroed one when there is none); C bf16
+// M x N row-major: C[i][j] = bias[j] + sum over k-blocks kb of
+// a_scale[kb][i] * b_scale[j/128][kb] * sum_{k in kb} A[i][k] B[j][k], fp32
+// accumulation (v_mfma_f32_16x16x32_fp8_fp8 per k-block, v_pk_fma_f32 with the
+// scale product), stored truncated to bf16 (v_perm_b32 of the high halves).
+// Constraints N % 128 == 0, K % 128 == 0. Grid (N / 128 * ks, ceil(M / tileM),
+// 1), block 256, LDS fixed by the code object (64 KiB).
+struct AiterBlockscale {
+  const char* stem;
+  int tile_m;
+};
+inline const AiterBlockscale kAiterBlockscale[] = {
+    {"fp8gemm_bf16_blockscale_BpreShuffle_128x128", 128}, {"fp8gemm_bf16_blockscale_BpreShuffle_96x128", 96},
+    {"fp8gemm_bf16_blockscale_BpreShuffle_80x128", 80},   {"fp8gemm_bf16_blockscale_BpreShuffle_64x128", 64},
+    {"fp8gemm_bf16_blockscale_BpreShuffle_48x128", 48},   {"fp8gemm_bf16_blockscale_BpreShuffle_32x128", 32},
+};
+
+struct BlockscaleBuffers {
+  const cdna4::Buffer &a, &b, &a_scale, &b_scale, &bias, &c;
+};
+
+inline cdna4::LaunchStats launch_aiter_blockscale(cdna4::Device& dev, const cdna4::Kernel& kernel,
+                                                  const AiterBlockscale& ab, int64_t m, int64_t n, int64_t k,
+                                                  const BlockscaleBuffers& io, cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(256);
+  g.pointer(0, io.c).pointer(16, io.a).pointer(32, io.b).pointer(48, io.a_scale).pointer(64, io.b_scale);
+  g.pointer(80, io.bias).put<uint32_t>(96, uint32_t(m)).put<uint32_t>(112, uint32_t(n)).put<uint32_t>(128, uint32_t(k));
+  g.put<uint32_t>(144, uint32_t(k)).put<uint32_t>(160, uint32_t(k)).put<uint32_t>(176, uint32_t(n) * 2);
+  g.put<uint32_t>(192, 1).put<uint32_t>(208, uint32_t(m)).put<uint32_t>(224, uint32_t(n / 128));
+  g.put<uint32_t>(240, uint32_t(k / 128));
+  const cdna4::Dim3 grid(uint32_t(n / 128), uint32_t((m + ab.tile_m - 1) / ab.tile_m), 1);
   return dev.launch(kernel, grid, {256}, g, opt);
 }
 

@@ -14,6 +14,21 @@ inline std::string first_line(const std::string& s) { return s.substr(0, s.find(
 
 constexpr size_t kMaxReports = 4096;  // (kind, rule, pc) groups per launch
 
+// The emulator every row runs on, keeping up to kMaxReports report groups.
+inline cdna4::Device reporting_emulator() {
+  cdna4::EmulatorConfig config;
+  config.max_races = kMaxReports;
+  return cdna4::Device::emulator(config);
+}
+
+// A launch that reports races instead of throwing, in either completion mode.
+inline cdna4::LaunchOptions reporting_launch(bool instant) {
+  cdna4::LaunchOptions opt;
+  opt.on_race = cdna4::OnRace::Report;
+  opt.instant_completion = instant;
+  return opt;
+}
+
 // Reports of one launch: counts of races and of wait-state hazards (a "+"
 // when groups beyond the emulator's cap were not kept), the distinct pcs, and
 // the first of each.
