@@ -1,16 +1,17 @@
 #pragma once
 // bench_foreign's fp8 blockscale rows: AITER's fp8gemm_bf16_blockscale_BpreShuffle
-// kernels (foreign_kernels.hpp) against the launcher's formula computed on the
-// CPU. A and B are small integers in fp8 e4m3 (A in [-4, 4], B in [-3, 3]), the
+// and f8_block_scale_mi350 kernels (foreign_kernels.hpp) against their
+// launchers' formula computed on the CPU. A and B are small integers in fp8 e4m3 (A in [-4, 4], B in [-3, 3]), the
 // scales powers of two (a_scale 2^-2..2^2 per token and k-block, b_scale
 // 2^-1..2^2 per 128 x 128 block), the bias zero: every partial sum of a
 // k-block is an integer below 2^11, every scaled sum a dyadic rational well
 // inside fp32's 24 bits, so the fp32 result is exact in any summation order
 // and the output must equal the exact sum converted to bf16 bit for bit. The
-// kernels convert by truncation (v_perm_b32 packs the high halves of two fp32
-// sums), where the launcher's torch reference rounds to nearest even (within its
-// test's tolerance): the row compares with truncation and counts the elements
-// that round-to-nearest-even would have made different.
+// BpreShuffle kernels convert by truncation (v_perm_b32 packs the high halves
+// of two fp32 sums), where the launcher's torch reference rounds to nearest
+// even (within its test's tolerance); the mi350 kernels round to nearest even.
+// Each row compares with the kernel's conversion and counts the elements the
+// other conversion would have made different.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -51,7 +52,7 @@ inline BlockscaleData make_blockscale_data(int64_t m, int64_t n, int64_t k) {
   d.b_scale.resize(size_t(nb_count * kb_count));
   for (int64_t nb = 0; nb < nb_count; ++nb)
     for (int64_t kb = 0; kb < kb_count; ++kb)
-      d.b_scale[size_t(nb * kb_count + kb)] = std::ldexp(1.0f, int((nb * 5 + kb) % 4) - 1);
+      d.b_scale[size_t(nb * kb_count + kb)] = std::ldexp(1.0f, int((nb + kb * 2) % 4) - 1);
   auto value = [](uint8_t code) { return cdna4::decode_element(cdna4::DataType::fp8, code); };
   d.c.resize(size_t(m * n));
   for (int64_t i = 0; i < m; ++i)
@@ -91,10 +92,19 @@ inline std::string blockscale_row_name(const AiterBlockscale& ab) {
   return "aiter fp8 blockscale " + stem.substr(stem.rfind('_') + 1);
 }
 
-inline void run_blockscale_case(const std::string& dir, const AiterBlockscale& ab, int64_t m, int64_t n, int64_t k) {
-  const std::string file = dir + "/fp8gemm_blockscale/" + ab.stem + ".co";
-  const std::string name = blockscale_row_name(ab);
+using BlockscaleLaunch =
+    std::function<cdna4::LaunchStats(cdna4::Device&, const cdna4::Kernel&, const BlockscaleBuffers&, cdna4::LaunchOptions)>;
+
+// b_scale_k_major: b_scale stored [K/128][N/128] rather than [N/128][K/128];
+// truncates: the kernel stores bf16 truncated (else rounded to nearest even).
+inline void run_blockscale_case(const std::string& name, const std::string& file, int64_t m, int64_t n, int64_t k,
+                                bool b_scale_k_major, bool truncates, const BlockscaleLaunch& launch) {
   const BlockscaleData d = make_blockscale_data(m, n, k);
+  std::vector<float> b_scale = d.b_scale;
+  if (b_scale_k_major)
+    for (int64_t nb = 0; nb < n / 128; ++nb)
+      for (int64_t kb = 0; kb < k / 128; ++kb)
+        b_scale[size_t(kb * (n / 128) + nb)] = d.b_scale[size_t(nb * (k / 128) + kb)];
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
   for (bool instant : {false, true}) {
@@ -105,20 +115,20 @@ inline void run_blockscale_case(const std::string& dir, const AiterBlockscale& a
       cdna4::Buffer a = dev.alloc(d.a.size()), b = dev.alloc(d.b.size());
       a.upload(d.a);
       b.upload(aiter_preshuffle(d.b, n, k));
-      cdna4::Buffer sa = dev.alloc(d.a_scale.size() * 4), sb = dev.alloc(d.b_scale.size() * 4);
+      cdna4::Buffer sa = dev.alloc(d.a_scale.size() * 4), sb = dev.alloc(b_scale.size() * 4);
       sa.upload(d.a_scale);
-      sb.upload(d.b_scale);
+      sb.upload(b_scale);
       cdna4::Buffer bias = dev.alloc(size_t(n) * 4), c = dev.alloc(size_t(m * n) * 2);
       bias.fill_zero();
       c.upload(std::vector<uint8_t>(size_t(m * n) * 2, 0xff));  // NaN: unwritten shows
-      const cdna4::LaunchStats stats =
-          launch_aiter_blockscale(dev, kernel, ab, m, n, k, BlockscaleBuffers{a, b, sa, sb, bias, c}, opt);
+      const cdna4::LaunchStats stats = launch(dev, kernel, BlockscaleBuffers{a, b, sa, sb, bias, c}, opt);
       const BlockscaleDiff diff = blockscale_diff(d.c, c.download<uint16_t>());
       Reports reports;
       reports.add(stats);
+      const size_t differ = truncates ? diff.truncated : diff.rne, other = truncates ? diff.rne : diff.truncated;
       fmt::print(" {:<12} {:<30} {:>7.3f} {:>7.2f} {:>12} {:>14}\n",
-                 diff.truncated == 0 ? "exact" : fmt::format("{} differ", diff.truncated),
-                 fmt::format("({} differ from RNE)", diff.rne), stats.seconds,
+                 differ == 0 ? "exact" : fmt::format("{} differ", differ),
+                 fmt::format("({} differ from {})", other, truncates ? "RNE" : "truncation"), stats.seconds,
                  double(m) * double(n) * double(k) / stats.seconds / 1e9, reports.races_column(),
                  reports.hazards_column());
       reports.print_firsts(shown_reports);
@@ -128,15 +138,36 @@ inline void run_blockscale_case(const std::string& dir, const AiterBlockscale& a
   }
 }
 
-// M = 2 * tileM (two row tiles, the second partial for none here), N = 256,
-// K = 512 (four k-blocks, two b_scale columns).
+// BpreShuffle kernels: M = 2 * tileM (two row tiles), N = 256, K = 512 (four
+// k-blocks, two b_scale columns). mi350 kernels: M = 2 * tileM, N = 512 (two
+// column tiles of 256), K = 512.
 inline void run_blockscale_rows(const std::string& aiter_dir, const std::function<bool(const std::string&)>& wanted) {
   if (aiter_dir.empty()) return;
-  fmt::print("\nfp8 blockscale: integers, power-of-two scales; elements differing from the formula truncated to bf16\n");
+  fmt::print("\nfp8 blockscale: integers, power-of-two scales; elements differing from the formula converted to bf16 "
+             "as the kernel converts (BpreShuffle: truncation, mi350: to nearest even)\n");
+  auto row = [&](const std::string& name, int64_t m, int64_t n, int64_t k) {
+    return wanted(fmt::format("{} {}x{}x{}", name, m, n, k));
+  };
   for (const AiterBlockscale& ab : kAiterBlockscale) {
     const int64_t m = 2 * ab.tile_m, n = 256, k = 512;
-    if (wanted(fmt::format("{} {}x{}x{}", blockscale_row_name(ab), m, n, k)))
-      run_blockscale_case(aiter_dir, ab, m, n, k);
+    const std::string file = aiter_dir + "/fp8gemm_blockscale/" + ab.stem + ".co";
+    if (row(blockscale_row_name(ab), m, n, k))
+      run_blockscale_case(blockscale_row_name(ab), file, m, n, k, false, true,
+                          [&](cdna4::Device& dev, const cdna4::Kernel& kernel, const BlockscaleBuffers& io,
+                              cdna4::LaunchOptions opt) {
+                            return launch_aiter_blockscale(dev, kernel, ab, m, n, k, io, opt);
+                          });
+  }
+  for (int tile_m : {128, 32}) {
+    const int64_t m = 2 * tile_m, n = 512, k = 512;
+    const std::string name = fmt::format("aiter f8_block_scale_mi350_x{}", tile_m);
+    if (row(name, m, n, k))
+      run_blockscale_case(name, fmt::format("{}/f8_block_scale_mi350_x{}.co", aiter_dir, tile_m), m, n, k,
+                          false, false,
+                          [&](cdna4::Device& dev, const cdna4::Kernel& kernel, const BlockscaleBuffers& io,
+                              cdna4::LaunchOptions opt) {
+                            return launch_aiter_blockscale_mi350(dev, kernel, tile_m, m, n, k, io, opt);
+                          });
   }
 }
 

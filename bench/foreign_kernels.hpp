@@ -225,6 +225,36 @@ inline cdna4::LaunchStats launch_aiter_blockscale(cdna4::Device& dev, const cdna
   return dev.launch(kernel, grid, {256}, g, opt);
 }
 
+// AITER's f8_block_scale_mi350_x{32,128}.co (hsa/gfx950, same commit; kernel
+// f8_block_scale_mi350_x128, no mangling): the code objects are shipped but their
+// launcher left the repository in 06de6e9aee; it is
+// csrc/py_itfs_cu/asm_mi350_a8w8_blockscale.cu at its parent
+// e742eeb891decb9aac64536016a9d5da2d71c1da (mi350_a8w8_blockscale_asm, reached
+// through aiter.gemm_a8w8_blockscale(..., isBpreshuffled=True) for m >= 16,
+// k >= 512, bf16 out). Kernarg: packed struct KernelArgs of 368 bytes, every
+// field in its own 16-byte slot: pointers C 0, X 16 (A), W 32 (B), XC 48,
+// XQ 64 (a_scale), WQ 80 (b_scale), tmp0..2 96..128; u32 K 144, N 160, M 176,
+// eprt_cnt 192 (1), Xs 208 (K bytes), Ws 224 (K bytes), Cs 240 (N * 2),
+// tmp0..3 256..304, splitk 320 (0), activation 336 (0); pointer tmp3 352 (the
+// launcher leaves the unnamed fields uninitialized; zero here). Same data as
+// the kernels above, B pre-shuffled the same way, a_scale [K/128][M], b_scale
+// [N/128][K/128] (the launcher's comment says [K/128, N/128]; the test's
+// tensor, and the layout that makes the result exact, is [N/128][K/128]), no
+// bias. C bf16 rounded to nearest even. Tile 128 x 256 (x32: 32 x 256, which
+// the launcher picks for M <= 32): grid (ceil(N / 256), ceil(M / tileM)), block
+// 256, LDS fixed (64 KiB). N % 128 == 0, K % 128 == 0, M >= 16, K >= 512.
+inline cdna4::LaunchStats launch_aiter_blockscale_mi350(cdna4::Device& dev, const cdna4::Kernel& kernel, int tile_m,
+                                                        int64_t m, int64_t n, int64_t k, const BlockscaleBuffers& io,
+                                                        cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(368);
+  g.pointer(0, io.c).pointer(16, io.a).pointer(32, io.b).pointer(64, io.a_scale).pointer(80, io.b_scale);
+  g.put<uint32_t>(144, uint32_t(k)).put<uint32_t>(160, uint32_t(n)).put<uint32_t>(176, uint32_t(m));
+  g.put<uint32_t>(192, 1).put<uint32_t>(208, uint32_t(k)).put<uint32_t>(224, uint32_t(k));
+  g.put<uint32_t>(240, uint32_t(n) * 2);
+  const cdna4::Dim3 grid(uint32_t((n + 255) / 256), uint32_t((m + tile_m - 1) / tile_m), 1);
+  return dev.launch(kernel, grid, {256}, g, opt);
+}
+
 // ---- attention forward ----
 
 struct AttentionBuffers {
