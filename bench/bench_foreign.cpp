@@ -212,7 +212,8 @@ Case own_case(int64_t size) {
   c.run = [size](cdna4::Device& dev, const Data& d, cdna4::LaunchOptions opt) {
     static std::map<int64_t, cdna4::GemmKernel> kernels;
     if (!kernels.count(size)) {
-      cdna4::GemmShape shape{size, size, size};
+      cdna4::GemmShape shape;
+      shape.m = shape.n = shape.k = size;
       shape.out = cdna4::OutType::bf16;
       cdna4::Schedule s = cdna4::load_schedule(std::string(CDNA4_SOURCE_DIR) + "/schedules/baseline_256x256x64_w8.json");
       kernels.emplace(size, cdna4::compile(s, shape));

@@ -95,7 +95,8 @@ cdna4::LaunchOptions reporting() {
 Row schedule_row(const std::string& path) {
   const cdna4::Schedule s = cdna4::load_schedule(path);
   return {s.name, s, std::nullopt, [s](cdna4::Device& dev, int64_t size) {
-            cdna4::GemmShape shape{size, size, size};
+            cdna4::GemmShape shape;
+            shape.m = shape.n = shape.k = size;
             shape.out = cdna4::OutType::bf16;
             const cdna4::GemmKernel k = cdna4::compile(s, shape);
             const size_t bytes = size_t(size * size * 2);
