@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <cstdio>
@@ -77,6 +78,9 @@ const char* kUsage =
     "                            --b and --c-out / --c-in (default: packed); the kernel reads\n"
     "                            the files as they are when K is a multiple of 16 bytes\n"
     "                            (else a copy pads it)\n"
+    "  --max-bytes SIZE          refuse a run whose A, B, scales, C input, bias and C output\n"
+    "                            over the batch hold more than SIZE bytes (suffix K, M or G;\n"
+    "                            default 1G), checked before any data is generated or read\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
     "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
@@ -105,6 +109,7 @@ const char* kUsage =
     "130 stopped by Ctrl-C (nothing written).\n";
 
 constexpr uint64_t kMaxThreads = 4096;
+constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
 struct Options {
   std::string schedule, shape, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
@@ -112,6 +117,7 @@ struct Options {
   cdna4::Layout layout = cdna4::Layout::nn;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
+  uint64_t max_bytes = kDefaultMaxBytes;
   std::optional<float> alpha, beta;
   std::string c_in, bias;
   std::optional<cdna4::Activation> activation;
@@ -146,6 +152,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--b-scale") o.b_scale = value();
     else if (arg == "--c-out") o.c_out = value();
     else if (arg == "--data") o.data = value();
+    else if (arg == "--max-bytes") o.max_bytes = cdna4::tools::parse_size<UsageError>(value(), arg);
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
     else if (arg == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value(), arg);
     else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
@@ -241,6 +248,29 @@ double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int
   return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
 }
 
+// The host bytes of the run's data: A, B, the scales, C input and bias, and the
+// C output, each over the batch (stride apart, the last matrix whole). Computed in
+// long double, so no product of the flags' numbers wraps around (exact below 2^64).
+long double data_bytes(const cdna4::Schedule& schedule, const cdna4::GemmShape& shape, cdna4::OutType out) {
+  using Wide = long double;
+  const Wide m = Wide(shape.m), n = Wide(shape.n), k = Wide(shape.k), batch = Wide(shape.batch);
+  const auto bytes = [&](cdna4::DataType type, Wide matrix, Wide stride) {
+    return std::ceil(((batch - 1) * stride + matrix) * Wide(cdna4::element_bits(type)) / 8);
+  };
+  // The command line sets no leading dimensions: a packed matrix is dense in any layout.
+  const auto stride = [](int64_t given, Wide packed) { return given ? Wide(given) : packed; };
+  Wide total = bytes(schedule.type_a, m * k, stride(shape.stride_a, m * k)) +
+               bytes(schedule.type_b, k * n, stride(shape.stride_b, k * n));
+  if (schedule.scaled) total += (m + n) * std::floor(k / 32) * batch;
+  const Wide c_elements = (batch - 1) * stride(shape.stride_c, m * n) + m * n;
+  total += c_elements * Wide(cdna4::element_bytes(out));
+  if (const auto& e = schedule.epilogue) {
+    if (e->c) total += std::ceil(c_elements * Wide(cdna4::element_bits(*e->c)) / 8);
+    if (e->bias != cdna4::BiasDim::none) total += (e->bias == cdna4::BiasDim::m ? m : n) * 4;
+  }
+  return total;
+}
+
 // The problem the flags describe, its data generated or read from the files.
 cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule, cdna4::GemmShape shape,
                               Inputs& in) {
@@ -256,7 +286,7 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
   in.a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer) : read_matrix(o.a, schedule.type_a, a_elements, "A");
   in.b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer) : read_matrix(o.b, schedule.type_b, b_elements, "B");
   if (schedule.scaled) {
-    const int64_t count_a = m * (k / 32) * shape.batch, count_b = (k / 32) * n * shape.batch;
+    const int64_t count_a = m * std::floor(k / 32) * shape.batch, count_b = std::floor(k / 32) * n * shape.batch;
     in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
     in.scale_b = o.b_scale.empty() ? generate_scales(count_b, o.seed + 3, integer) : read_scales(o.b_scale, count_b, "B's scales");
   }
@@ -371,6 +401,11 @@ int main(int argc, char** argv) {
     shape.stride_b = int64_t(o.stride_b);
     shape.stride_c = int64_t(o.stride_c);
     precheck(schedule, shape, o.layout);
+    if (const long double bytes = data_bytes(schedule, shape, out); bytes > (long double)(o.max_bytes))
+      throw UsageError(fmt::format("{}x{}x{}{} needs {:.0f} bytes of A, B{}, C on the host, more than the limit of {} "
+                                   "bytes (--max-bytes)",
+                                   m, n, k, shape.batch > 1 ? fmt::format(" batch {}", shape.batch) : "",
+                                   bytes, schedule.scaled ? ", scales" : "", o.max_bytes));
     if (!schedule.scaled && (!o.a_scale.empty() || !o.b_scale.empty()))
       throw cdna4::Error(fmt::format("schedule {} has no scaled MFMA (v_mfma_scale_*): --a-scale and --b-scale "
                                      "need one", schedule.name));

@@ -19,6 +19,7 @@
 #include "cli_conventions.hpp"
 #include "cli_names.hpp"
 #include "cli_numbers.hpp"
+#include "input_file.hpp"
 #include "launch_progress.hpp"
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
@@ -49,7 +50,8 @@ Runs one kernel of a code object and writes its output buffers to files.
   --global X[,Y,Z]        grid size in work-items instead (may end in a partial workgroup)
   --block X[,Y,Z]         workgroup size in work-items (required)
   --buf ARG=FILE          buffer argument filled with FILE's bytes
-  --buf ARG=SIZE          buffer argument of SIZE bytes (suffix K, M or G), zero-filled
+  --buf ARG=SIZE          buffer argument of SIZE bytes (suffix K, M or G), zero-filled;
+                          a buffer (SIZE or FILE) holds at most 4G bytes
   --buf ARG=null          a null pointer
   --fill ARG=random:SEED  fill the buffer with fp32 values uniform in [-1, 1)
   --fill ARG=random-bf16:SEED   the same as bf16
@@ -62,7 +64,7 @@ Runs one kernel of a code object and writes its output buffers to files.
 
 Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --kernarg FILE          the explicit kernarg bytes from FILE
-  --kernarg-size N        or N zero bytes
+  --kernarg-size N        or N zero bytes (the block holds at most 4096 bytes)
   --buf NAME@OFFSET=FILE|SIZE|null   a buffer whose address is written at byte
                           OFFSET of the block; --fill NAME=... and --out NAME=FILE name it
   --arg TYPE@OFFSET=VALUE write VALUE at byte OFFSET as TYPE: u8 u16 u32 u64 i8 i16
@@ -87,6 +89,8 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --version               print the version
   --help                  this text
 
+Files are read only when they are regular files (not a directory, device or
+pipe); a code object holds at most 256M bytes.
 ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
 or its position among the explicit arguments: #0, #1, ...
 Reports are grouped by (kind, rule, pc): one line per group, the first occurrence's
@@ -99,6 +103,10 @@ Exit status: 0 success, 1 error, 2 bad usage, 3 races detected (outputs still wr
 )";
 
 using cdna4::tools::UsageError;
+
+// What the tool reads or allocates on the host, refused before reading or allocating.
+constexpr uint64_t kMaxCodeObjectBytes = uint64_t(256) << 20;
+constexpr uint64_t kMaxBufferBytes = uint64_t(4) << 30;
 
 struct Options {
   std::string hsaco;
@@ -150,6 +158,12 @@ uint64_t parse_size(const std::string& text, const std::string& what, uint64_t m
   return cdna4::tools::parse_size<UsageError>(text, what, max);
 }
 
+// --buf ARG=SIZE rather than ARG=FILE: digits (or 0x hex) with an optional K, M or G.
+bool is_size_spec(const std::string& spec) {
+  return !spec.empty() && std::isdigit(static_cast<unsigned char>(spec[0])) &&
+         spec.find_first_not_of("0123456789xXabcdefABCDEFkKmMgG") == std::string::npos;
+}
+
 void split_assignment(const std::string& flag, const std::string& text, std::map<std::string, std::string>& into) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -194,7 +208,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
     else if (a == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), "--timeout");
     else if (a == "--kernarg") o.kernarg_file = value();
-    else if (a == "--kernarg-size") o.kernarg_size = parse_size(value(), "--kernarg-size");
+    else if (a == "--kernarg-size") o.kernarg_size = parse_size(value(), "--kernarg-size", cdna4::kMaxKernargSegmentBytes);
     else if (a == "--list") o.list = true;
     else if (a == "--check") o.check = true;
     else if (a == "--json") o.json = true;
@@ -204,6 +218,8 @@ Options parse_command_line(int argc, char** argv) {
     else throw UsageError("more than one code object given: " + o.hsaco + " and " + a);
   }
   if (o.hsaco.empty()) throw UsageError("no code object given");
+  for (const auto& [name, spec] : o.bufs)
+    if (is_size_spec(spec)) parse_size(spec, "--buf " + name, kMaxBufferBytes);
   if (o.list || o.check) return o;
   if (o.kernarg_file && o.kernarg_size) throw UsageError("give at most one of --kernarg and --kernarg-size");
   if (!o.block) throw UsageError("--block is required");
@@ -236,20 +252,28 @@ const ArgSlot& find_slot(const std::vector<ArgSlot>& slots, const std::string& k
                                known.empty() ? "none" : known));
 }
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+// A regular file of at most `max_bytes`, refused before reading otherwise (a
+// directory, a device such as /dev/zero or a FIFO is never opened).
+std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  const uint64_t size = cdna4::tools::regular_file_size(path, what);
+  if (size > max_bytes)
+    throw Error(fmt::format("{} ({}) has {} bytes, more than the {} this tool reads", path, what, size, max_bytes));
+  const std::vector<char> bytes = cdna4::tools::read_whole_file(path, size, what);
+  return {bytes.begin(), bytes.end()};
+}
+
+std::vector<uint8_t> read_code_object(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::status(path, ec))) throw Error("cannot open code object " + path);
+  return read_file(path, kMaxCodeObjectBytes, "code object");
 }
 
 // A file that must have exactly `expected_size` bytes (checked before reading).
 std::vector<uint8_t> read_file_of_size(const std::string& path, size_t expected_size) {
-  std::error_code ec;
-  uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(fmt::format("cannot read {}: {}", path, ec.message()));
+  const uint64_t size = cdna4::tools::regular_file_size(path, "--arg file");
   if (size != expected_size)
     throw UsageError(fmt::format("{} has {} bytes, {} expected", path, size, expected_size));
-  return read_file(path);
+  return read_file(path, expected_size, "--arg file");
 }
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -314,9 +338,9 @@ std::optional<cdna4::Buffer> make_buffer(cdna4::Device& device, const std::strin
     if (fill_how) throw UsageError(fmt::format("--fill for {}, a null pointer", label));
     return std::nullopt;
   }
-  bool is_size = !spec.empty() && std::isdigit(static_cast<unsigned char>(spec[0])) &&
-                 spec.find_first_not_of("0123456789xXabcdefABCDEFkKmMgG") == std::string::npos;
-  std::vector<uint8_t> bytes = is_size ? std::vector<uint8_t>(parse_size(spec, "--buf " + label)) : read_file(spec);
+  std::vector<uint8_t> bytes = is_size_spec(spec)
+                                   ? std::vector<uint8_t>(parse_size(spec, "--buf " + label, kMaxBufferBytes))
+                                   : read_file(spec, kMaxBufferBytes, "--buf " + label);
   if (fill_how) fill(bytes, *fill_how, label);
   cdna4::Buffer buffer = device.alloc(bytes.size());
   buffer.upload(bytes.data(), bytes.size());
@@ -326,7 +350,7 @@ std::optional<cdna4::Buffer> make_buffer(cdna4::Device& device, const std::strin
 // Raw kernarg mode: the block from --kernarg/--kernarg-size with buffers and
 // scalars placed at offsets; returns the named buffers for --out.
 cdna4::KernargBlock raw_block(const Options& o, cdna4::Device& device, std::map<std::string, cdna4::Buffer>& named) {
-  cdna4::KernargBlock block = o.kernarg_file ? cdna4::KernargBlock(read_file(*o.kernarg_file))
+  cdna4::KernargBlock block = o.kernarg_file ? cdna4::KernargBlock(read_file(*o.kernarg_file, cdna4::kMaxKernargSegmentBytes, "--kernarg"))
                                              : cdna4::KernargBlock(*o.kernarg_size);
   for (const auto& [key, spec] : o.bufs) {
     auto p = cdna4::tools::parse_placement(key, "--buf", parse_uint);
@@ -354,7 +378,7 @@ cdna4::KernargBlock raw_block(const Options& o, cdna4::Device& device, std::map<
 }
 
 void list_kernels(const std::string& path) {
-  cdna4::CodeObject code = cdna4::CodeObject::read(read_file(path));
+  cdna4::CodeObject code = cdna4::CodeObject::read(read_code_object(path));
   for (const cdna4::KernelInfo& k : code.kernels()) {
     fmt::print("{}: kernarg {} bytes, LDS {} bytes, private {} bytes per work-item, max workgroup {}\n", k.name,
                k.kernarg_bytes(), k.group_segment_fixed_size,
@@ -366,7 +390,7 @@ void list_kernels(const std::string& path) {
 
 // --check: decodes each kernel and lists what the emulator cannot execute.
 int check_kernels(const Options& o) {
-  const std::vector<uint8_t> bytes = read_file(o.hsaco);
+  const std::vector<uint8_t> bytes = read_code_object(o.hsaco);
   const cdna4::CodeObject code = cdna4::CodeObject::read(bytes);
   std::vector<std::string> names;
   if (!o.kernel.empty()) names.push_back(o.kernel);
@@ -423,6 +447,16 @@ cdna4::Device open_device(const Options& o) {
   return cdna4::Device::open(o.device, config);
 }
 
+// Kernel::from_file's messages, with the code object read as every input file is.
+cdna4::Kernel load_kernel(const std::string& path, const std::string& name) {
+  std::vector<uint8_t> bytes = read_code_object(path);
+  try {
+    return cdna4::Kernel::from_hsaco(std::move(bytes), name);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
 cdna4::Dim3 grid_of(const Options& o) { return o.global ? *o.global : *o.grid; }
 
 cdna4::LaunchOptions launch_options(const Options& o) {
@@ -444,7 +478,7 @@ int run_raw(const Options& o, const cdna4::Kernel& kernel);
 int run(const Options& o) {
   if (o.list) return list_kernels(o.hsaco), 0;
   if (o.check) return check_kernels(o);
-  cdna4::Kernel kernel = cdna4::Kernel::from_file(o.hsaco, o.kernel);
+  cdna4::Kernel kernel = load_kernel(o.hsaco, o.kernel);
   if (o.kernarg_file || o.kernarg_size) return run_raw(o, kernel);
   std::vector<ArgSlot> slots;
   auto explicit_args = cdna4::explicit_args(kernel.info());
