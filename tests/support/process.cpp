@@ -1,6 +1,7 @@
 #include "support/process.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +17,18 @@ extern char** environ;
 
 namespace cdna4::test {
 
-CommandResult run_command(const std::vector<std::string>& argv) {
+namespace {
+
+// Whether the process catches SIGINT (/proc/PID/status, SigCgt: a hex mask, bit signal - 1).
+bool catches_sigint(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1;
+  return false;
+}
+
+CommandResult run(const std::vector<std::string>& argv, double interrupt_after) {
   TempDir dir;
   const std::string log = dir.file("output");
   std::vector<char*> args;
@@ -36,10 +48,24 @@ CommandResult run_command(const std::vector<std::string>& argv) {
     return r;
   }
   int status = 0;
+  if (interrupt_after >= 0) {
+    // Up to two minutes for the handler, polled every 10 ms; a process that exits first is reaped below.
+    for (int i = 0; i < 12000 && !catches_sigint(pid) && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(10000);
+    usleep(useconds_t(interrupt_after * 1e6));
+    kill(pid, SIGINT);
+  }
   waitpid(pid, &status, 0);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.output = read_text_file(log);
   return r;
+}
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv) { return run(argv, -1); }
+
+CommandResult run_command_interrupted(const std::vector<std::string>& argv, double seconds) {
+  return run(argv, seconds);
 }
 
 std::vector<uint8_t> read_binary(const std::string& path) {

@@ -13,6 +13,10 @@ struct CommandResult {
 
 // Runs argv[0] (searched in PATH) with the arguments; never through a shell.
 CommandResult run_command(const std::vector<std::string>& argv);
+// The same, sending SIGINT `seconds` after the process has installed its SIGINT
+// handler (a fixed delay from the start would race the loading of a large
+// program on a busy machine, which the default disposition would end silently).
+CommandResult run_command_interrupted(const std::vector<std::string>& argv, double seconds);
 
 std::vector<uint8_t> read_binary(const std::string& path);
 std::string read_text_file(const std::string& path);
