@@ -11,7 +11,8 @@
 // (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
 // the fp8 blockscale GEMMs and the attention kernels; --only runs the rows whose
 // "kernel problem" contains SUBSTRING.) Blockscale rows: foreign_blockscale.hpp;
-// attention rows: foreign_attention.hpp, foreign_attention_bwd.hpp.
+// attention rows: foreign_attention.hpp, foreign_attention_bwd.hpp,
+// foreign_attention_mxfp4.hpp.
 //
 // Every kernel runs twice per emulator mode (randomized completion with race
 // reports, and instant completion) on two data sets:
@@ -41,6 +42,7 @@
 #include "cdna4/schedule.hpp"
 #include "foreign_attention.hpp"
 #include "foreign_attention_bwd.hpp"
+#include "foreign_attention_mxfp4.hpp"
 #include "foreign_blockscale.hpp"
 #include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
@@ -338,5 +340,6 @@ int main(int argc, char** argv) {
   foreign::run_blockscale_rows(dirs["--aiter-gfx950"], wanted);
   foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
   foreign::run_attention_bwd_rows(dirs["--aiter-gfx950"], wanted);
+  foreign::run_mxfp4_rows(dirs["--aiter-gfx950"], wanted);
   return 0;
 }

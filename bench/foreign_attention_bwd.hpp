@@ -49,8 +49,10 @@
 // - D: 1e-5 (fp32 sums of 128 exact bf16 products);
 // - dQ, dK, dV: a32 2^-6, a16 2^-5. P and dS enter the MFMAs as bf16 (2^-9
 //   relative each) and dQ, dK, dV are stored as bf16 (2^-9 of each element);
-//   with a16 dQ is also rounded to bf16 after every atomic add (one per key
-//   tile and wave group), so its bound is doubled.
+//   with a16 the dQ accumulator is bf16, so dQ is also rounded after every
+//   atomic add of a partial sum (buffer_atomic_pk_add_bf16), hence the doubled
+//   bound. a32 adds fp32 partials atomically: their order changes only the
+//   last fp32 bits.
 #include <fmt/format.h>
 
 #include <algorithm>
