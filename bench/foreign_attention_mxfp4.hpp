@@ -43,7 +43,9 @@
 // scales, Q including the multiplier), P = softmax in base 2 (the reference's
 // natural softmax with scale ln 2), O = P V~ with V~ = code times v_descale.
 // Tolerance on max |O - reference| 1e-1: P enters the PV MFMA as fp8 E4M3
-// (v_cvt_pk_fp8_f32, 2^-4 relative per weight), as in the fp8 fmha_v3_fwd rows.
+// codes (bytes written by v_cvt_pk_u8_f32; 3 fraction bits, 2^-4 relative per
+// weight) and the row sums come from the same codes (v_smfmac_f32_16x16x128_fp8_fp8
+// against fp8 ones), as in the fp8 fmha_v3_fwd rows.
 #include <fmt/format.h>
 
 #include <cmath>
