@@ -11,7 +11,8 @@
 // (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
 // the fp8 blockscale GEMMs and the attention kernels; --only runs the rows whose
 // "kernel problem" contains SUBSTRING.) Blockscale rows: foreign_blockscale.hpp;
-// attention rows: foreign_attention.hpp.
+// attention rows: foreign_attention.hpp, foreign_attention_bwd.hpp,
+// foreign_attention_mxfp4.hpp.
 //
 // Every kernel runs twice in each emulator mode (foreign_reports.hpp: randomized
 // completion with race reports, instant completion, timed) on two data sets:
@@ -40,6 +41,8 @@
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "foreign_attention.hpp"
+#include "foreign_attention_bwd.hpp"
+#include "foreign_attention_mxfp4.hpp"
 #include "foreign_blockscale.hpp"
 #include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
@@ -336,5 +339,7 @@ int main(int argc, char** argv) {
     if (wanted(fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k))) run_case(c);
   foreign::run_blockscale_rows(dirs["--aiter-gfx950"], wanted);
   foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
+  foreign::run_attention_bwd_rows(dirs["--aiter-gfx950"], wanted);
+  foreign::run_mxfp4_rows(dirs["--aiter-gfx950"], wanted);
   return 0;
 }
