@@ -211,8 +211,8 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
   const double tolerance = f.atomic32 ? 1.0 / 64 : 1.0 / 32, d_tolerance = 1e-5;
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (bool instant : {false, true}) {
-    fmt::print("{:<44} {:>22} {:<10}", name, problem, instant ? "instant" : "randomized");
+  for (Mode mode : kModes) {
+    fmt::print("{:<44} {:>22} {:<10}", name, problem, mode_name(mode));
     try {
       const AiterBwdKernels ks{kernel(kAiterBwdOdo), kernel(f.file),
                                kernel(f.atomic32 ? kAiterBwdDqConvert : kAiterBwdDqShuffle)};
@@ -228,7 +228,7 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
                           dv = poisoned(bytes), dq_acc = dev.alloc(aiter_bwd_dq_acc_bytes(f, s));
       dq_acc.fill_zero();
       const auto stats = launch_aiter_fmha_bwd(dev, ks, f, s, {q, k, v, o, lse, d_o, dd, dq_acc, dq, dk, dv},
-                                               reporting_launch(instant));
+                                               reporting_launch(mode));
       Reports reports;
       double seconds = 0;
       for (const cdna4::LaunchStats& st : stats) reports.add(st), seconds += st.seconds;

@@ -169,8 +169,8 @@ inline void run_mxfp4_case(const std::string& file, const AttentionShape& s, con
   const Mxfp4Data d = make_mxfp4_data(s);
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (bool instant : {false, true}) {
-    fmt::print("{:<44} {:>22} {:<10}", "aiter fwd_hd128_mxfp4", problem, instant ? "instant" : "randomized");
+  for (Mode mode : kModes) {
+    fmt::print("{:<44} {:>22} {:<10}", "aiter fwd_hd128_mxfp4", problem, mode_name(mode));
     try {
       static const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
       auto input = [&](const auto& host) {
@@ -187,7 +187,7 @@ inline void run_mxfp4_case(const std::string& file, const AttentionShape& s, con
                           ks = input(with_slack(d.k_scale)), vs = input(d.v_scale);
       cdna4::Buffer o = input(std::vector<uint8_t>(size_t(s.q_elements()) * 2, 0xff));  // NaN: unwritten shows
       const cdna4::LaunchStats stats = launch_aiter_mxfp4_fwd(dev, kernel, s, {q, k, v, o, qs, ks, vs},
-                                                              reporting_launch(instant));
+                                                              reporting_launch(mode));
       const std::vector<uint16_t> got = o.download<uint16_t>();
       double err = 0;
       for (size_t i = 0; i < got.size(); ++i) {
