@@ -30,7 +30,7 @@ from cdna4tune_files import DirectoryLock, FileProblem, make_directory, read_jso
 from cdna4tune_workers import SchedulerProblem, Terminated, max_workers, parse_scheduler, run_all, stop_on_signals
 
 SPACE_FIELDS = {"name", "base", "knobs", "exclude", "sample", "seed", "confirm_top", "description"}
-SPACE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")  # a file name part: no separator, so outputs stay in their directory
+SPACE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")  # part of file names: no separator, outputs stay in their directory
 MAX_CANDIDATES = 100_000  # an exhaustive search or a sample: the candidates are listed in memory
 MAX_INT = 2**31 - 1
 MAX_SEED = 2**63 - 1
@@ -338,7 +338,9 @@ def evaluate(task):
         m, n, k = shape
         key = f"{m}x{n}x{k}"
         try:
-            r = cdna4jit.model(report["planned"], m, n, k)
+            # Without the timeline the model's memory stays flat however long K is; the steady state needs it.
+            lean = {} if task.get("timeline", True) else {"timeline": False}
+            r = cdna4jit.model(report["planned"], m, n, k, **lean)
         except (cdna4jit.Error, TypeError, ValueError, OverflowError) as e:
             result.update(verdict="not lowered", message=f"{key}: {_first_line(e)}")
             return result
@@ -428,13 +430,17 @@ def _is_number(v, null=False):
     return (null and v is None) or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
 
 
+def _is_id(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _candidate_check(cands, shape_keys):
     """The reason a candidates.jsonl record cannot be used by this search, or None."""
     by_id = dict(cands)
     numbers = ("tflops", "mfma_utilization", "compile_ms")
 
     def check(r):
-        if r.get("id") not in by_id or isinstance(r.get("id"), bool):
+        if not _is_id(r.get("id")) or r["id"] not in by_id:
             return "no candidate of this search has that id"
         if r.get("assignment") != by_id[r["id"]] or r.get("verdict") not in VERDICTS:
             return "not a result of this search (knob values or verdict differ)"
@@ -452,14 +458,15 @@ def _candidate_check(cands, shape_keys):
 
 def _confirmed_check(ids):
     def check(r):
-        if r.get("id") not in ids or isinstance(r.get("id"), bool):
+        if not _is_id(r.get("id")) or r["id"] not in ids:
             return "no candidate of this search has that id"
         return None if isinstance(r.get("confirmed"), str) else "'confirmed' missing"
     return check
 
 
-def _fingerprint(space, shapes):
-    text = json.dumps({"space": space, "shapes": shapes}, sort_keys=True)
+def _fingerprint(space, shapes, timeline=True):
+    text = json.dumps({"space": space, "shapes": shapes, **({} if timeline else {"timeline": False})},
+                      sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -495,16 +502,18 @@ def write_candidates(space_path, directory):
     return paths
 
 
-def _start_or_resume(space_path, space, shapes, shape_keys, out_dir):
+def _start_or_resume(space_path, space, shapes, shape_keys, out_dir, timeline):
     """search.json: written (atomically) for a new search, compared with this one for a resumed search."""
     meta_path = os.path.join(out_dir, "search.json")
-    fingerprint = _fingerprint(space, shapes)
+    fingerprint = _fingerprint(space, shapes, timeline)
     if os.path.lexists(meta_path):
         try:
             meta = read_json(meta_path)
+            if not isinstance(meta, dict) or not isinstance(meta.get("fingerprint"), str):
+                raise FileProblem(f"{meta_path}: no fingerprint")
         except FileProblem as e:
             raise SpaceError(f"{e}: damaged; delete it to start this search over in {out_dir}")
-        if not isinstance(meta, dict) or meta.get("fingerprint") != fingerprint:
+        if meta["fingerprint"] != fingerprint:
             raise SpaceError(f"{out_dir} holds another search (space or shapes differ); use a new directory")
     else:
         write_atomic(meta_path, json.dumps({"space": os.path.abspath(space_path), "shapes": shape_keys,
@@ -512,10 +521,12 @@ def _start_or_resume(space_path, space, shapes, shape_keys, out_dir):
 
 
 def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=None, progress=True,
-         scheduler_timeout=60.0):
+         scheduler_timeout=60.0, timeline=True):
     space = load_space(space_path)
+    if not timeline and "timeline" not in (cdna4jit.model.__doc__ or ""):
+        raise SpaceError("this cdna4jit module's model() always keeps the timeline (no timeline option)")
     options = {"workers": workers or os.cpu_count() or 1, "scheduler": scheduler, "progress": progress,
-               "scheduler_timeout": scheduler_timeout}
+               "scheduler_timeout": scheduler_timeout, "timeline": timeline}
     cands = candidates(space)
     make_directory(out_dir, "-o")
     with DirectoryLock(out_dir):
@@ -524,11 +535,12 @@ def tune(space_path, shapes, out_dir, workers=None, scheduler=None, confirm_top=
 
 def _search(space_path, space, cands, shapes, out_dir, confirm_top, options):
     shape_keys = [f"{m}x{n}x{k}" for m, n, k in shapes]
-    _start_or_resume(space_path, space, shapes, shape_keys, out_dir)
+    _start_or_resume(space_path, space, shapes, shape_keys, out_dir, options["timeline"])
     part = _search_part(space)
     results_path = os.path.join(out_dir, "candidates.jsonl")
     results = read_jsonl(results_path, _candidate_check(cands, shape_keys))
-    todo = [{"id": cid, "assignment": a, "space": part, "shapes": shapes} for cid, a in cands if cid not in results]
+    todo = [{"id": cid, "assignment": a, "space": part, "shapes": shapes, "timeline": options["timeline"]}
+            for cid, a in cands if cid not in results]
     best = max(results.values(), key=lambda x: score(x, shape_keys), default=None)
 
     def best_so_far(r):
@@ -666,8 +678,13 @@ def _check_options(args):
             raise SpaceError(str(e))
 
 
+class _Arguments(argparse.ArgumentParser):
+    def error(self, message):  # one line, as for every other bad input
+        self.exit(2, f"cdna4-tune: {message} (cdna4-tune --help)\n")
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="cdna4-tune", description=__doc__.splitlines()[0])
+    p = _Arguments(prog="cdna4-tune", description=__doc__.splitlines()[0])
     p.add_argument("space", help="search space JSON (docs/tune.md)")
     p.add_argument("--shapes", default="4096x4096x4096", help="comma-separated MxNxK (default 4096x4096x4096)")
     p.add_argument("-o", "--out", default=None, help="output directory (default: tune-<space name>); rerun to resume")
@@ -678,6 +695,9 @@ def main(argv=None):
                    help="how long to wait for the Dask scheduler and its first worker (default 60)")
     p.add_argument("--confirm-top", type=int, default=None, help="emulator-check this many best (default: space's, 3)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-timeline", action="store_true",
+                   help="model without the per-instruction timeline: memory stays flat for long K, but no steady-state "
+                        "MFMA utilization (ranking by modeled TFLOP/s alone)")
     p.add_argument("--write-candidates", metavar="DIR", default=None,
                    help="only write every candidate as a schedule file into DIR, and stop")
     args = p.parse_args(argv)
@@ -686,14 +706,15 @@ def main(argv=None):
     try:
         _check_options(args)
         space = load_space(args.space)
-        if args.write_candidates:
+        if args.write_candidates is not None:
             paths = write_candidates(args.space, args.write_candidates)
             print(f"{len(paths)} candidate schedules written to {args.write_candidates}")
             return 0
         shapes = parse_shapes(args.shapes)
-        out = args.out or f"tune-{space['name']}"
+        out = args.out if args.out is not None else f"tune-{space['name']}"
         summary = tune(args.space, shapes, out, args.workers, args.scheduler, args.confirm_top,
-                       progress=not args.quiet, scheduler_timeout=args.scheduler_timeout)
+                       progress=not args.quiet, scheduler_timeout=args.scheduler_timeout,
+                       timeline=not args.no_timeline)
     except (SpaceError, FileProblem) as e:
         print(f"cdna4-tune: {e}", file=sys.stderr)
         return 2

@@ -156,6 +156,10 @@ class DirectoryLock:
                     os.unlink(mine)
                 except OSError:
                     pass
+            if not os.path.lexists(self.path):  # released in the meantime
+                continue
+            if os.path.islink(self.path) or not os.path.isfile(self.path):
+                raise FileProblem(f"{self.path}: not a lock file (a directory or a link); delete it")
             pid, host = self.owner(self.path)
             if pid is not None and host != here:
                 raise FileProblem(f"{self.directory} is in use by cdna4-tune pid {pid} on {host}; if that run has "
@@ -183,7 +187,10 @@ class DirectoryLock:
         else:
             what = f"pid {pid}, no longer running" if pid is not None else "unreadable"
             print(f"cdna4-tune: took over the stale lock of {self.directory} ({what})", file=sys.stderr)
-        os.unlink(aside)
+        try:
+            os.unlink(aside)
+        except OSError as e:
+            raise FileProblem(f"{self.path}: cannot be taken over ({e.strerror}); delete it")
 
     def release(self):
         if self.held and self.owner(self.path)[0] == os.getpid():
