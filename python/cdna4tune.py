@@ -170,7 +170,7 @@ KNOBS = {  # name: (apply, what it changes, which values it takes)
              _of_type(dict, "an object {\"m\", \"n\", \"k\"}")),
     "lds_buffers": (_set("lds_buffers"), "LDS slots per operand", _integer(1)),
     "pingpong_groups": (_set("pingpong_groups"), "wave groups that take turns at the MFMA pipes (1 or 2)",
-                        _integer(1)),
+                        lambda v: None if _is_int(v, 1) and v <= 2 else "1 or 2"),
     "num_stages": (_planned_ops, "drop explicit ops: the planner places them in this many stages", _integer(1)),
     "setprio": (_setprio, "'keep' or 'drop' the s_setprio ops, or 'mfma': priority 1 around every MFMA op",
                 _one_of("keep", "drop", "mfma")),

@@ -126,8 +126,9 @@ class EscapeAndBoundsTest(ToolCase):
             self.assert_refused(tool(space, "--quiet", timeout=30), "")
 
     def test_a_sample_of_a_huge_space_is_drawn_without_listing_it(self):
-        knobs = {name: list(range(1, 11)) for name in ("lds_buffers", "num_stages", "pingpong_groups",
-                                                       "g2s_phase_shift", "s2r_phase_shift", "group_m")}
+        knobs = {name: list(range(1, 11)) for name in ("lds_buffers", "num_stages", "g2s_phase_shift",
+                                                       "s2r_phase_shift", "group_m")}
+        knobs["wave_grid"] = [{"m": i} for i in range(10)]
         knobs.update(s2r_lead=list(range(10)), g2s_spread=[[p] for p in range(10)], mfma=[str(i) for i in range(10)],
                      waits=["keep", "plan"] * 5, setprio=["keep", "drop"] * 5, tile=[{"m": i} for i in range(10)])
         path = self.space(knobs=knobs, exclude=[{"waits": "plan"}], sample=5, seed=3)
@@ -377,6 +378,7 @@ class BadInputTest(ToolCase):
                  ({"knobs": {"s2r_lead": [1.5]}}, "knob 's2r_lead'"),
                  ({"knobs": {"lds_buffers": [True]}}, "knob 'lds_buffers'"),
                  ({"knobs": {"waits": [None]}}, "knob 'waits'"),
+                 ({"knobs": {"pingpong_groups": [3]}}, "knob 'pingpong_groups': value 3 is not 1 or 2"),
                  ({"exclude": {"waits": "plan"}}, "'exclude' is a list"),
                  ({"description": 5}, "'description' is text")]
         for fields, reason in cases:
