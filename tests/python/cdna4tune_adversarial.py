@@ -6,7 +6,6 @@ the output directory). Prints each case and the tally; exits 1 if any case did n
 """
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -14,14 +13,12 @@ import sys
 import tempfile
 import time
 
+from cdna4tune_hardening_test import children, limit_memory, running
+
 TOOL = os.environ["CDNA4_TUNE"]
 SCHEDULES = os.environ.get("CDNA4_SCHEDULES", os.path.join(os.path.dirname(__file__), "..", "..", "schedules"))
 BASE = os.path.abspath(os.path.join(SCHEDULES, "baseline_256x256x64_w8.json"))
 KNOBS = {"lds_buffers": [1, 2], "waits": ["keep", "plan"], "group_m": [None, 4]}
-
-
-def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
 class Pass:
@@ -60,7 +57,10 @@ class Pass:
         if status == 2 and (len(lines) != 1 or reason not in lines[0]):
             problems.append(f"not one line naming '{reason}'")
         if check:
-            problems += [p for p in [check()] if p]
+            try:
+                problems += [p for p in [check()] if p]
+            except OSError as e:
+                problems.append(f"its check could not read an output ({e})")
         if os.listdir(self.path("cwd")):
             problems.append(f"wrote into the working directory: {os.listdir(self.path('cwd'))}")
             shutil.rmtree(self.path("cwd"))
@@ -173,34 +173,18 @@ def signal_cases(p):
     deadline = time.time() + 60
     workers = []
     while time.time() < deadline and len(workers) < 2:
-        workers = [int(e) for e in os.listdir("/proc") if e.isdigit() and _ppid(int(e)) == proc.pid]
+        workers = children(proc.pid)
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGHUP)
     _, err = proc.communicate(timeout=60)
     time.sleep(1)
-    alive = [w for w in workers if _running(w)]
+    alive = [w for w in workers if running(w)]
     for w in alive:
         os.kill(w, signal.SIGKILL)
     problem = None if proc.returncode == 128 + signal.SIGHUP and workers and not alive and "Traceback" not in err \
         else f"exit {proc.returncode}, workers {workers}, alive after {alive}: {err[-300:]}"
     p.verdict("SIGHUP with two workers", problem, "exit 129, workers gone")
-
-
-def _ppid(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _running(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def main():
