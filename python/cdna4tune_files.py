@@ -106,19 +106,29 @@ def make_directory(path, what):
         raise FileProblem(f"{what} {path}: not writable")
 
 
-def _alive(pid):
+def _started(pid):
+    """When the process started (clock ticks after boot, /proc/PID/stat), or None: with the pid, it names one
+    process, so a pid reused by another process is not taken for the lock's owner."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(pid, started):
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return started is None or _started(pid) in (None, started)
 
 
 class DirectoryLock:
-    """One search at a time per output directory. The lock file holds "pid host" of its owner and appears whole
-    (written aside, then linked); a lock whose owner no longer runs on this host (killed) is taken over."""
+    """One search at a time per output directory. The lock file holds "pid host start-time" of its owner and appears
+    whole (written aside, then linked); a lock whose owner no longer runs on this host (killed) is taken over."""
     NAME = "tune.lock"
 
     def __init__(self, directory):
@@ -128,11 +138,12 @@ class DirectoryLock:
 
     @staticmethod
     def owner(path):
+        """(pid, host, start time or None), or Nones for a file that is no lock."""
         try:
-            pid, host = read_bytes(path, 4096).decode("utf-8", "replace").split()[:2]
-            return int(pid), host
-        except (FileProblem, ValueError):
-            return None, None
+            fields = read_bytes(path, 4096).decode("utf-8", "replace").split()
+            return int(fields[0]), fields[1], (fields[2] if len(fields) > 2 and fields[2] != "-" else None)
+        except (FileProblem, ValueError, IndexError):
+            return None, None, None
 
     def acquire(self):
         here = socket.gethostname()
@@ -140,7 +151,7 @@ class DirectoryLock:
         for _ in range(10):
             try:
                 with open(mine, "w") as f:
-                    f.write(f"{os.getpid()} {here}\n")
+                    f.write(f"{os.getpid()} {here} {_started(os.getpid()) or '-'}\n")
                     f.flush()
                     os.fsync(f.fileno())
                 try:
@@ -160,17 +171,17 @@ class DirectoryLock:
                 continue
             if os.path.islink(self.path) or not os.path.isfile(self.path):
                 raise FileProblem(f"{self.path}: not a lock file (a directory or a link); delete it")
-            pid, host = self.owner(self.path)
+            pid, host, started = self.owner(self.path)
             if pid is not None and host != here:
                 raise FileProblem(f"{self.directory} is in use by cdna4-tune pid {pid} on {host}; if that run has "
                                   f"ended, delete {self.path}")
-            if pid is not None and _alive(pid):
+            if pid is not None and _alive(pid, started):
                 raise FileProblem(f"{self.directory} is in use by another cdna4-tune (pid {pid}); wait for it to end "
                                   f"or stop it")
-            self._remove_stale(pid)
+            self._remove_stale(pid, started)
         raise FileProblem(f"{self.path}: could not take the lock (other runs keep taking it)")
 
-    def _remove_stale(self, pid):
+    def _remove_stale(self, pid, started):
         # Renamed aside first: of two runs finding the same stale lock, one removes it; a fresh lock taken in between
         # by a third run is put back.
         aside = f"{self.path}.{os.getpid()}.stale"
@@ -178,8 +189,8 @@ class DirectoryLock:
             os.rename(self.path, aside)
         except OSError:
             return
-        now, _ = self.owner(aside)
-        if now is not None and now != pid and _alive(now):
+        now, _, now_started = self.owner(aside)
+        if now is not None and (now, now_started) != (pid, started) and _alive(now, now_started):
             try:
                 os.link(aside, self.path)
             except OSError:
@@ -193,7 +204,7 @@ class DirectoryLock:
             raise FileProblem(f"{self.path}: cannot be taken over ({e.strerror}); delete it")
 
     def release(self):
-        if self.held and self.owner(self.path)[0] == os.getpid():
+        if self.held and self.owner(self.path)[:1] == (os.getpid(),):
             try:
                 os.unlink(self.path)
             except OSError:

@@ -193,6 +193,7 @@ class ProcessTest(ToolCase):
         proc = self.start_slow(out, 2)
         self.assertTrue(wait_until(lambda: len(children(proc.pid)) >= 2, 30), "no worker processes")
         time.sleep(0.5)
+        self.started += children(proc.pid)
         for w in children(proc.pid):
             self.assertNotEqual(os.getpgid(w), os.getpgid(proc.pid))
         proc.send_signal(signal.SIGINT)
@@ -201,7 +202,7 @@ class ProcessTest(ToolCase):
 
     def test_a_second_run_in_the_same_directory_is_refused(self):
         out = os.path.join(self.dir, "out")
-        first = self.start_slow(out, 1)
+        first = self.start_slow(out, 1)  # one process: no workers
         start = time.time()
         second = tool(self.space(), "--shapes", SLOW, "-o", out, "-j", "1", "--quiet", timeout=30)
         self.assert_refused(second, f"in use by another cdna4-tune (pid {first.pid})")
