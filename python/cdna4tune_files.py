@@ -196,7 +196,8 @@ class DirectoryLock:
             except OSError:
                 pass
         else:
-            what = f"pid {pid}, no longer running" if pid is not None else "unreadable"
+            what = "unreadable" if pid is None else \
+                f"pid {pid}, {'now another process' if _alive(pid, None) else 'no longer running'}"
             print(f"cdna4-tune: took over the stale lock of {self.directory} ({what})", file=sys.stderr)
         try:
             os.unlink(aside)

@@ -57,6 +57,8 @@ class Pass:
         lines = [line for line in r.stderr.splitlines() if line.strip()]
         if status == 2 and (len(lines) != 1 or reason not in lines[0]):
             problems.append(f"not one line naming '{reason}'")
+        elif reason not in r.stderr:
+            problems.append(f"no word of '{reason}'")
         if check:
             try:
                 problems += [p for p in [check()] if p]
@@ -146,7 +148,8 @@ def cases(p):
     with open(os.path.join(d, "tune.lock"), "w") as f:  # a running process, but not the one that took the lock
         f.write(f"{os.getpid()} {socket.gethostname()} 1\n")
     p.run("tune.lock of a pid now used by another process", [ok, "-o", d, *shape], status=0,
-          check=lambda: None if not os.path.exists(os.path.join(d, "tune.lock")) else "the lock was not released")
+          check=lambda: None if not os.path.exists(os.path.join(d, "tune.lock")) else "the lock was not released",
+          reason="now another process")
     d = p.path("foreign-lock")
     os.makedirs(d)
     with open(os.path.join(d, "tune.lock"), "w") as f:
