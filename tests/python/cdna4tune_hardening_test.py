@@ -95,7 +95,7 @@ class ToolCase(unittest.TestCase):
 
 
 class EscapeAndBoundsTest(ToolCase):
-    """Items 1, 2 and 3."""
+    """Outputs stay in their directory; reads are bounded; a huge space is sampled without listing it."""
 
     def test_space_names_cannot_leave_the_output_directory(self):
         work = os.path.join(self.dir, "a", "b")
@@ -161,7 +161,7 @@ class EscapeAndBoundsTest(ToolCase):
 
 
 class ProcessTest(ToolCase):
-    """Items 10 and 11: workers end with the command; one run per output directory."""
+    """Workers end with the command; one run per output directory."""
 
     def start_slow(self, out, workers):
         proc = self.start(self.space(), "--shapes", SLOW, "-o", out, "-j", str(workers), "--quiet")
@@ -228,7 +228,7 @@ class ProcessTest(ToolCase):
 
 
 class DaskTest(ToolCase):
-    """Item 12."""
+    """A Dask scheduler that cannot serve fails clearly and in bounded time."""
 
     def test_a_closed_port_fails_fast(self):
         s = socket.socket()
@@ -257,7 +257,7 @@ class DaskTest(ToolCase):
 
 
 class OutputTest(ToolCase):
-    """Item 13: outputs are replaced whole; a damaged search.json or bad results lines are reported, not fatal."""
+    """Outputs are replaced whole; a damaged search.json or bad results lines are reported, not fatal."""
 
     def run_search(self, out):
         r = tool(self.space(), "--shapes", "512x512x512", "-o", out, "-j", "1", "--quiet")
@@ -325,7 +325,7 @@ class OutputTest(ToolCase):
 
 
 class TimelineTest(ToolCase):
-    """Item 5: --no-timeline models without the per-instruction timeline (memory flat in K)."""
+    """--no-timeline models without the per-instruction timeline (memory flat in K)."""
 
     def test_the_model_is_asked_for_no_timeline(self):
         import cdna4jit
@@ -354,7 +354,7 @@ class TimelineTest(ToolCase):
 
 
 class BadInputTest(ToolCase):
-    """Item 20 (and the command line's half of item 18): exit status 2 and one line of reason, never a traceback."""
+    """Exit status 2 and one line of reason, never a traceback; also when no candidate lowers at the shapes."""
 
     def test_bad_output_directories(self):
         a_file = os.path.join(self.dir, "file")
