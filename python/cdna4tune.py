@@ -434,24 +434,33 @@ def _is_id(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _figures_ok(figures):
+    """One shape's modeled figures as evaluate() writes them."""
+    return isinstance(figures, dict) and all(_is_number(figures.get(f)) for f in
+                                             ("tflops", "mfma_utilization", "compile_ms")) \
+        and _is_number(figures.get("steady_state_mfma_utilization"), null=True) \
+        and isinstance(figures.get("top_stall"), str)
+
+
 def _candidate_check(cands, shape_keys):
     """The reason a candidates.jsonl record cannot be used by this search, or None."""
     by_id = dict(cands)
-    numbers = ("tflops", "mfma_utilization", "compile_ms")
 
     def check(r):
         if not _is_id(r.get("id")) or r["id"] not in by_id:
             return "no candidate of this search has that id"
         if r.get("assignment") != by_id[r["id"]] or r.get("verdict") not in VERDICTS:
             return "not a result of this search (knob values or verdict differ)"
-        if not isinstance(r.get("name"), str) or not isinstance(r.get("rules", []), list):
+        rules = r.get("rules", [])
+        if not isinstance(r.get("name"), str) or not isinstance(rules, list) or \
+                not all(isinstance(rule, str) for rule in rules):
             return "name or rules missing"
-        if r["verdict"] == "accepted":
-            shapes = r.get("shapes")
-            if not isinstance(shapes, dict) or not all(
-                    isinstance(shapes.get(k), dict) and all(_is_number(shapes[k].get(f)) for f in numbers)
-                    and _is_number(shapes[k].get("steady_state_mfma_utilization"), null=True) for k in shape_keys):
-                return "an accepted candidate without its modeled figures for every shape"
+        if r["verdict"] in ("not lowered", "invalid", "rejected") and not isinstance(r.get("message"), str):
+            return "a verdict without its message"
+        shapes = r.get("shapes", {})
+        needed = shape_keys if r["verdict"] == "accepted" else [k for k in shape_keys if k in shapes]
+        if not isinstance(shapes, dict) or not all(_figures_ok(shapes.get(k)) for k in needed):
+            return "modeled figures missing or damaged"
         return None
     return check
 

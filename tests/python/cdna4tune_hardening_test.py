@@ -305,9 +305,11 @@ class OutputTest(ToolCase):
             lines = f.read().splitlines(keepends=True)
         bad = [b"\xff\xfe garbage\n", b'{"id": "x"}\n', b"[1, 2]\n", b'{"id": 3}\n', b"null\n", b"NaN\n",
                b'{"id": 999, "verdict": "accepted"}\n', b'{"id": true, "verdict": "accepted"}\n',
-               lines[2].replace(b'"tflops"', b'"tflops_"')]
+               lines[2].replace(b'"tflops"', b'"tflops_"'), lines[2].replace(b'"top_stall"', b'"top_stal"'),
+               lines[2].replace(b'"rules": []', b'"rules": [1]'), lines[0].replace(b'"message"', b'"massage"')]
+        self.assertFalse({lines[0], lines[2]} & set(bad))  # each damaged form differs from the line it came from
         with open(os.path.join(out, "candidates.jsonl"), "wb") as f:
-            f.writelines(bad + lines[:2] + lines[3:])  # the third candidate only in a damaged form
+            f.writelines(bad + lines[1:2] + lines[3:])  # the first and third candidates only in damaged forms
         with open(os.path.join(out, "confirmed.jsonl"), "ab") as f:
             f.write(b'{"id": 2}\n{"confirmed": "bit-exact"}\n')
         r = tool(self.space(), "--shapes", "512x512x512", "-o", out, "-j", "1", "--quiet")
