@@ -730,6 +730,9 @@ def main(argv=None):
     except SchedulerProblem as e:
         print(f"\ncdna4-tune: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # the disk filled, a file vanished under the run, ...
+        print(f"\ncdna4-tune: {e}; what finished is in {out}: run the same command again to resume", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as e:
         print(f"\ncdna4-tune: {'stopped by ' + str(e) if isinstance(e, Terminated) else 'interrupted'}; what "
               f"finished is in {out}: run the same command again to resume", file=sys.stderr)
