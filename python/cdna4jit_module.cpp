@@ -16,16 +16,16 @@
 
 #include <fmt/format.h>
 
+#include "module/arguments.hpp"
 #include "module/host_problem.hpp"
 #include "module/interruptible.hpp"
+#include "module/reports.hpp"
 #include "module/schedule_source.hpp"
-#include "steady_state.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
-#include "vocabulary/rows.hpp"
 
 namespace py = pybind11;
 using namespace cdna4;
@@ -33,64 +33,6 @@ using namespace cdna4;
 namespace {
 
 py::object to_python(const std::string& json_text) { return py::module_::import("json").attr("loads")(json_text); }
-
-// 'float32' / 'bfloat16' / 'float16' (the output types' NumPy names), or a NumPy
-// dtype; None: the schedule's types.c.
-std::optional<OutType> out_type_named(const py::object& out_dtype) {
-  if (out_dtype.is_none()) return std::nullopt;
-  std::string expected;
-  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes)
-    expected += fmt::format("{}'{}'{}", expected.empty() ? "" : ", ", row.numpy,
-                            row.value == OutType::bf16 ? " (returned as uint16 bit patterns)" : "");
-  std::string name;
-  if (py::isinstance<py::str>(out_dtype)) {
-    name = out_dtype.cast<std::string>();
-  } else {
-    try {
-      name = py::str(py::dtype::from_args(out_dtype).attr("name"));
-    } catch (const py::error_already_set&) {
-      throw Error(fmt::format("out_dtype {}: expected one of {}, a NumPy dtype or None (the schedule's types.c)",
-                              std::string(py::repr(out_dtype)), expected));
-    }
-  }
-  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes)
-    if (row.numpy == name) return row.value;
-  throw Error(fmt::format("out_dtype '{}': expected one of {}, or None (the schedule's types.c)", name, expected));
-}
-
-py::dict stats_dict(const CompileStats& st) {
-  py::dict d;
-  d["parse_plan_verify_ms"] = st.parse_plan_verify_ms;
-  d["lower_ms"] = st.lower_ms;
-  d["assemble_ms"] = st.assemble_ms;
-  d["link_ms"] = st.link_ms;
-  d["total_ms"] = st.total_ms;
-  d["cached"] = st.cached;
-  d["instructions"] = st.instructions;
-  d["mfma"] = st.mfma;
-  d["vgprs"] = st.vgprs;
-  d["agprs"] = st.agprs;
-  d["sgprs"] = st.sgprs;
-  d["lds_bytes"] = st.lds_bytes;
-  d["waves_per_simd"] = st.waves_per_simd;
-  return d;
-}
-
-py::dict launch_dict(const LaunchStats& st) {
-  py::dict d;
-  d["seconds"] = st.seconds;
-  d["instructions"] = st.instructions;
-  d["mfma_macs"] = st.mfma_macs;
-  py::list races;
-  for (const RaceReport& r : st.races) races.append(r.what);
-  d["races"] = races;
-  if (st.model) {
-    d["modeled_seconds"] = st.model->seconds;
-    d["modeled_mfma_utilization"] = st.model->mfma_utilization;
-    d["modeled_bound"] = st.model->bound;
-  }
-  return d;
-}
 
 py::dict verify_dict(const Schedule& s) {
   const Schedule planned = plan(s);
@@ -144,14 +86,6 @@ struct PyDevice {
   Device device;
 };
 
-std::string type_name(const py::handle& x) { return py::str(py::type::handle_of(x).attr("__qualname__")); }
-
-std::string device_name(const py::object& name) {
-  if (!py::isinstance<py::str>(name))
-    throw Error(fmt::format("device: expected 'emulator', 'model', 'hsa' or a cdna4jit.Device, got a {}", type_name(name)));
-  return name.cast<std::string>();
-}
-
 // A cdna4jit.Device, or a name opened for this call.
 struct DeviceArg {
   std::optional<Device> own;
@@ -160,20 +94,11 @@ struct DeviceArg {
     if (py::isinstance<PyDevice>(x)) {
       device = &x.cast<PyDevice&>().device;
     } else {
-      own = Device::open(device_name(x));
+      own = Device::open(python::device_name(x));
       device = &*own;
     }
   }
 };
-
-// Device(time_limit=...): seconds, None for no limit.
-double time_limit_seconds(const py::object& x) {
-  if (x.is_none()) return 0;
-  const double seconds = py::float_(x).cast<double>();
-  if (!(seconds > 0))
-    throw Error(fmt::format("time_limit = {}: expected seconds > 0, or None for no limit", std::string(py::repr(x))));
-  return std::isinf(seconds) ? 0 : seconds;
-}
 
 python::GemmExtras extras_of(const py::object& a_scale, const py::object& b_scale, const py::object& c,
                              const py::object& bias, const py::object& alpha, const py::object& beta) {
@@ -185,7 +110,7 @@ py::array gemm(const py::array& a, const py::array& b, const py::object& schedul
                const py::object& bias, const py::object& alpha, const py::object& beta) {
   const Schedule s = python::schedule_from(schedule);
   const python::HostProblem hp =
-      python::logical_problem(s, a, b, extras_of(a_scale, b_scale, c, bias, alpha, beta), out_type_named(out_dtype));
+      python::logical_problem(s, a, b, extras_of(a_scale, b_scale, c, bias, alpha, beta), python::out_type_named(out_dtype));
   DeviceArg dev(device);
   verify_or_raise(s);
   const GemmRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
@@ -202,16 +127,9 @@ py::array gemm(const py::array& a, const py::array& b, const py::object& schedul
 py::dict model(const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
                const py::object& layout, bool timeline) {
   const Schedule s = python::schedule_from(schedule);
-  GemmShape shape;
-  shape.m = m;
-  shape.n = n;
-  shape.k = k;
-  shape.out = out_type_named(out_dtype);
+  const GemmShape shape = python::shape_named(m, n, k, out_dtype);
   CompileOptions options;
-  if (!layout.is_none()) {
-    if (!py::isinstance<py::str>(layout)) throw Error(fmt::format("layout: expected 'nn', 'nt', 'tn' or 'tt', got a {}", type_name(layout)));
-    options.layout = parse<Layout>(layout.cast<std::string>());
-  }
+  options.layout = python::layout_named(layout);
   const GemmRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
     const GemmKernel kernel = compile(s, shape, options);
     EmulatorConfig config;
@@ -224,23 +142,7 @@ py::dict model(const py::object& schedule, int64_t m, int64_t n, int64_t k, cons
     launch.cancel = cancel;
     return run_gemm(device, kernel, zeros.problem(), launch);
   });
-  py::dict d = launch_dict(run.launch);
-  const ModelReport& r = *run.launch.model;
-  d["compile"] = stats_dict(run.compile);
-  d["tflops"] = 2.0 * double(m) * double(n) * double(k) / r.seconds / 1e12;
-  d["cycles"] = r.cycles;
-  d["l2_hit_rate"] = r.l2_hit_rate;
-  const tools::TimelineWindow window = tools::steady_state_window(r);
-  d["steady_state_mfma_utilization"] =
-      window.steady_state ? py::object(py::float_(tools::steady_state_mfma_utilization(r, window))) : py::none();
-  py::dict stalls;
-  const ModelStallShares& st = r.stalls;
-  for (auto [name, share] : {std::pair{"issued", st.issued}, {"vmcnt", st.vmcnt}, {"lgkmcnt", st.lgkmcnt},
-                             {"barrier", st.barrier}, {"mfma_dependency", st.mfma_dependency},
-                             {"mfma_busy", st.mfma_busy}, {"issue", st.issue}, {"other", st.other}})
-    stalls[name] = share;
-  d["stalls"] = stalls;
-  return d;
+  return python::model_dict(run, m, n, k);
 }
 
 py::array reference_gemm_py(const py::array& a, const py::array& b, const py::object& type_a, const py::object& type_b,
@@ -255,7 +157,7 @@ py::array reference_gemm_py(const py::array& a, const py::array& b, const py::ob
     s.name = "reference";
     const auto type_named = [](const py::object& x, const char* what) {
       if (x.is_none()) return DataType::bf16;
-      if (!py::isinstance<py::str>(x)) throw Error(fmt::format("{}: expected an element type name, got a {}", what, type_name(x)));
+      if (!py::isinstance<py::str>(x)) throw Error(fmt::format("{}: expected an element type name, got a {}", what, python::type_name(x)));
       return parse<DataType>(x.cast<std::string>());
     };
     s.type_a = type_named(type_a, "type_a");
@@ -263,7 +165,7 @@ py::array reference_gemm_py(const py::array& a, const py::array& b, const py::ob
     s.scaled = !extras.a_scale.is_none() || !extras.b_scale.is_none();
   }
   const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
-  const python::HostProblem hp = python::logical_problem(s, a, b, extras, out_type_named(out_dtype));
+  const python::HostProblem hp = python::logical_problem(s, a, b, extras, python::out_type_named(out_dtype));
   std::vector<uint8_t> c;
   {
     py::gil_scoped_release release;
@@ -314,7 +216,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
         const auto& h = k.kernel.kernel.hsaco();
         return py::bytes(reinterpret_cast<const char*>(h.data()), h.size());
       })
-      .def_property_readonly("stats", [](const PyKernel& k) { return stats_dict(k.kernel.stats); })
+      .def_property_readonly("stats", [](const PyKernel& k) { return python::stats_dict(k.kernel.stats); })
       .def_property_readonly("grid", [](const PyKernel& k) { return py::make_tuple(k.kernel.grid.x, k.kernel.grid.y, k.kernel.grid.z); })
       .def_property_readonly("block", [](const PyKernel& k) { return k.kernel.block.x; })
       .def_property_readonly("shape", [](const PyKernel& k) {
@@ -325,18 +227,14 @@ PYBIND11_MODULE(cdna4jit, mod) {
   mod.def(
       "compile",
       [](const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
-         std::optional<std::string> layout, bool verify) {
+         const py::object& layout, bool verify) {
         const Schedule s = python::schedule_from(schedule);
         PyKernel out;
-        GemmShape shape;
-        shape.m = m;
-        shape.n = n;
-        shape.k = k;
-        shape.out = out_type_named(out_dtype);
+        const GemmShape shape = python::shape_named(m, n, k, out_dtype);
         CompileOptions options;
         options.keep_assembly = true;
         options.verify = verify;
-        if (layout) options.layout = parse<Layout>(*layout);
+        options.layout = python::layout_named(layout);
         if (verify) verify_or_raise(s);
         py::gil_scoped_release release;
         out.kernel = cdna4::compile(s, shape, options);
@@ -356,9 +254,9 @@ PYBIND11_MODULE(cdna4jit, mod) {
              config.instant_completion = instant;
              config.threads = threads;
              config.mfma_policy = parse<MfmaPolicy>(mfma_policy);
-             config.time_limit_seconds = time_limit_seconds(time_limit);
+             config.time_limit_seconds = python::time_limit_seconds(time_limit);
              config.max_instructions = max_instructions;
-             return PyDevice{Device::open(device_name(name), config)};
+             return PyDevice{Device::open(python::device_name(name), config)};
            }),
            py::arg("name") = "emulator", py::kw_only(), py::arg("seed") = 1, py::arg("instant") = false,
            py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
@@ -382,7 +280,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
               return run_gemm(d.device, k.kernel, hp.problem, launch);
             });
             const GemmShape& sh = k.kernel.shape;
-            return py::make_tuple(python::c_array(*sh.out, sh.m, sh.n, run.c), launch_dict(run.launch));
+            return py::make_tuple(python::c_array(*sh.out, sh.m, sh.n, run.c), python::launch_dict(run.launch));
           },
           py::arg("kernel"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("a_scale") = py::none(),
           py::arg("b_scale") = py::none(), py::arg("c") = py::none(), py::arg("bias") = py::none(),

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "arguments.hpp"
 #include "element_arrays.hpp"
 #include "vocabulary/rows.hpp"
 
@@ -46,9 +47,7 @@ bool stored_transposed(const py::array& a, const char* name) {
 // overflows to infinity or underflows to zero.
 float fp32_argument(const py::object& x, float absent, const char* name) {
   if (x.is_none()) return absent;
-  if (!PyNumber_Check(x.ptr()) || py::isinstance<py::str>(x))
-    throw Error(fmt::format("{}: expected a number, got a {}", name, std::string(py::str(py::type::handle_of(x).attr("__qualname__")))));
-  const double d = py::float_(x).cast<double>();
+  const double d = number(x, name);
   const float f = float(d);
   if (std::isfinite(d) && std::isinf(f))
     throw Error(fmt::format("{} = {} is beyond fp32's range (largest finite {})", name, d,

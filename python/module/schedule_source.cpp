@@ -5,14 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "arguments.hpp"
+
 namespace py = pybind11;
 
 namespace cdna4::python {
 namespace {
 
 constexpr const char* kDictFile = "<dict>";
-
-std::string type_name(const py::handle& value) { return py::str(py::type::handle_of(value).attr("__qualname__")); }
 
 // Refuses, naming the field, what json.dumps would write as no JSON
 // (NaN, Infinity) or could not write at all.
