@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <optional>
@@ -105,7 +106,7 @@ python::GemmExtras extras_of(const py::object& a_scale, const py::object& b_scal
   return {a_scale, b_scale, c, bias, alpha, beta};
 }
 
-py::array gemm(const py::array& a, const py::array& b, const py::object& schedule, const py::object& device,
+py::array gemm(const py::object& a, const py::object& b, const py::object& schedule, const py::object& device,
                const py::object& out_dtype, const py::object& a_scale, const py::object& b_scale, const py::object& c,
                const py::object& bias, const py::object& alpha, const py::object& beta) {
   const Schedule s = python::schedule_from(schedule);
@@ -145,7 +146,7 @@ py::dict model(const py::object& schedule, int64_t m, int64_t n, int64_t k, cons
   return python::model_dict(run, m, n, k);
 }
 
-py::array reference_gemm_py(const py::array& a, const py::array& b, const py::object& type_a, const py::object& type_b,
+py::array reference_gemm_py(const py::object& a, const py::object& b, const py::object& type_a, const py::object& type_b,
                             const py::object& out_dtype, const std::string& mfma_policy, const py::object& schedule,
                             const python::GemmExtras& extras) {
   Schedule s;
@@ -157,12 +158,15 @@ py::array reference_gemm_py(const py::array& a, const py::array& b, const py::ob
     s.name = "reference";
     const auto type_named = [](const py::object& x, const char* what) {
       if (x.is_none()) return DataType::bf16;
-      if (!py::isinstance<py::str>(x)) throw Error(fmt::format("{}: expected an element type name, got a {}", what, python::type_name(x)));
+      if (!py::isinstance<py::str>(x)) throw Error(fmt::format("{}: expected an element type name, got {}", what, python::type_name(x)));
       return parse<DataType>(x.cast<std::string>());
     };
     s.type_a = type_named(type_a, "type_a");
     s.type_b = type_named(type_b, "type_b");
     s.scaled = !extras.a_scale.is_none() || !extras.b_scale.is_none();
+    if (s.scaled && (element_bits(s.type_a) > 8 || element_bits(s.type_b) > 8))
+      throw Error(fmt::format("reference_gemm: MX scales are for 8-, 6- and 4-bit types; type_a is {} and type_b {}",
+                              to_string(s.type_a), to_string(s.type_b)));
   }
   const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
   const python::HostProblem hp = python::logical_problem(s, a, b, extras, python::out_type_named(out_dtype));
@@ -182,15 +186,20 @@ PYBIND11_MODULE(cdna4jit, mod) {
   static py::exception<Error> error(mod, "Error");
   schedule_error_type = py::exception<ScheduleError>(mod, "ScheduleError", error.ptr());
   static py::exception<LimitError> limit_error(mod, "LimitError", error.ptr());
+  // A message may hold a path's bytes that are no UTF-8: shown escaped, never lost.
+  static const auto set_error = [](PyObject* type, const char* what) {
+    const py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(what, Py_ssize_t(std::strlen(what)), "backslashreplace"));
+    PyErr_SetObject(type, text.ptr());
+  };
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ScheduleError& e) {
-      PyErr_SetString(schedule_error_type.ptr(), e.what());
+      set_error(schedule_error_type.ptr(), e.what());
     } catch (const LimitError& e) {
-      PyErr_SetString(limit_error.ptr(), e.what());
+      set_error(limit_error.ptr(), e.what());
     } catch (const Error& e) {
-      PyErr_SetString(error.ptr(), e.what());
+      set_error(error.ptr(), e.what());
     }
   });
 
@@ -269,7 +278,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
       .def_property_readonly("name", [](const PyDevice& d) { return d.device.name(); })
       .def(
           "launch",
-          [](PyDevice& d, const PyKernel& k, const py::array& a, const py::array& b, const py::object& a_scale,
+          [](PyDevice& d, const PyKernel& k, const py::object& a, const py::object& b, const py::object& a_scale,
              const py::object& b_scale, const py::object& c, const py::object& bias, const py::object& alpha,
              const py::object& beta) {
             const python::HostProblem hp =
@@ -311,7 +320,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
 
   mod.def(
       "reference_gemm",
-      [](const py::array& a, const py::array& b, const py::object& type_a, const py::object& type_b,
+      [](const py::object& a, const py::object& b, const py::object& type_a, const py::object& type_b,
          const py::object& out_dtype, const std::string& mfma_policy, const py::object& schedule,
          const py::object& a_scale, const py::object& b_scale, const py::object& c, const py::object& bias,
          const py::object& alpha, const py::object& beta) {

@@ -16,7 +16,7 @@ std::string type_name(const py::handle& x) { return py::str(py::type::handle_of(
 
 double number(const py::handle& x, const std::string& name) {
   if (!PyNumber_Check(x.ptr()) || py::isinstance<py::str>(x) || PyComplex_Check(x.ptr()))
-    throw Error(fmt::format("{}: expected a number, got a {}", name, type_name(x)));
+    throw Error(fmt::format("{}: expected a number, got {}", name, type_name(x)));
   return py::float_(py::reinterpret_borrow<py::object>(x)).cast<double>();
 }
 
@@ -54,13 +54,13 @@ GemmShape shape_named(int64_t m, int64_t n, int64_t k, const py::object& out_dty
 std::optional<Layout> layout_named(const py::object& layout) {
   if (layout.is_none()) return std::nullopt;
   if (!py::isinstance<py::str>(layout))
-    throw Error(fmt::format("layout: expected 'nn', 'nt', 'tn', 'tt' or None, got a {}", type_name(layout)));
+    throw Error(fmt::format("layout: expected 'nn', 'nt', 'tn', 'tt' or None, got {}", type_name(layout)));
   return parse<Layout>(layout.cast<std::string>());
 }
 
 std::string device_name(const py::object& name) {
   if (!py::isinstance<py::str>(name))
-    throw Error(fmt::format("device: expected 'emulator', 'model', 'hsa' or a cdna4jit.Device, got a {}", type_name(name)));
+    throw Error(fmt::format("device: expected 'emulator', 'model', 'hsa' or a cdna4jit.Device, got {}", type_name(name)));
   return name.cast<std::string>();
 }
 

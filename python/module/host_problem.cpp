@@ -117,9 +117,9 @@ void add_extras(const Schedule& s, const GemmExtras& x, HostProblem& hp) {
 
 }  // namespace
 
-HostProblem logical_problem(const Schedule& s, const py::array& a_in, const py::array& b_in, const GemmExtras& extras,
+HostProblem logical_problem(const Schedule& s, const py::object& a_in, const py::object& b_in, const GemmExtras& extras,
                             std::optional<OutType> out) {
-  const py::array a = native_byte_order(a_in), b = native_byte_order(b_in);
+  const py::array a = native_byte_order(as_array(a_in)), b = native_byte_order(as_array(b_in));
   const bool a_t = stored_transposed(a, "a"), b_t = stored_transposed(b, "b");
   const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
   if (b.shape(0) != k) throw Error(fmt::format("a is {} x {} but b is {} x {}: K differs", m, k, b.shape(0), n));
@@ -141,13 +141,13 @@ HostProblem logical_problem(const Schedule& s, const py::array& a_in, const py::
   return hp;
 }
 
-HostProblem stored_problem(const GemmKernel& kernel, const py::array& a, const py::array& b, const GemmExtras& extras) {
+HostProblem stored_problem(const GemmKernel& kernel, const py::object& a, const py::object& b, const GemmExtras& extras) {
   const Schedule& s = kernel.schedule;
   HostProblem hp;
   GemmProblem& p = hp.problem;
   p.shape = kernel.shape;
   p.layout = s.layout;
-  const auto operand = [&](const py::array& x, Operand op, const char* name) {
+  const auto operand = [&](const py::object& x, Operand op, const char* name) {
     const bool is_a = op == Operand::a;
     const char* names = is_a ? (k_major(p.layout, op) ? "(K, M)" : "(M, K)") : (k_major(p.layout, op) ? "(K, N)" : "(N, K)");
     return element_bytes(shaped(x, {p.shape.stored_rows(p.layout, op), p.shape.stored_cols(p.layout, op)}, name, names),

@@ -30,10 +30,11 @@ struct HostProblem {
 
 // A (M, K) and B (K, N) as gemm() takes them, each in C order or Fortran order
 // (Fortran order is the transposed layout, read without a copy).
-HostProblem logical_problem(const Schedule& s, const pybind11::array& a, const pybind11::array& b,
+// Anything numpy.asarray takes (nested lists too).
+HostProblem logical_problem(const Schedule& s, const pybind11::object& a, const pybind11::object& b,
                             const GemmExtras& extras, std::optional<OutType> out);
 // A and B as a compiled kernel's layout stores them (Device.launch).
-HostProblem stored_problem(const GemmKernel& kernel, const pybind11::array& a, const pybind11::array& b,
+HostProblem stored_problem(const GemmKernel& kernel, const pybind11::object& a, const pybind11::object& b,
                            const GemmExtras& extras);
 // Zeros for every buffer a compiled kernel reads (the timing model's data): one
 // calloc'd block, whose untouched pages cost no memory.
