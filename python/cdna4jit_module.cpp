@@ -7,26 +7,25 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cmath>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "module/arguments.hpp"
-#include "module/host_problem.hpp"
-#include "module/interruptible.hpp"
-#include "module/reports.hpp"
-#include "module/schedule_source.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
+#include "module/arguments.hpp"
+#include "module/host_problem.hpp"
+#include "module/interruptible.hpp"
+#include "module/reports.hpp"
+#include "module/schedule_source.hpp"
 
 namespace py = pybind11;
 using namespace cdna4;
