@@ -50,7 +50,7 @@ def to_bf16_bits(x):  # x exact in bf16
 
 
 class InterruptTest(unittest.TestCase):
-    """Item 9: Ctrl-C stops gemm() and model() while the kernel runs."""
+    """Ctrl-C stops gemm() and model() while the kernel runs."""
 
     SCRIPT = r"""
 import sys, time, numpy as np, cdna4jit
@@ -109,7 +109,7 @@ print(int(c[0, 0]), len(seen), seen[0] < end - 0.2)
 
 
 class ByteOrderTest(unittest.TestCase):
-    """Item 14: big-endian arrays are read as their values."""
+    """Big-endian arrays are read as their values."""
 
     def test_big_endian_operands_give_the_native_result(self):
         a, b = small_integers((40, 64), 1), small_integers((64, 24), 2)
@@ -129,7 +129,7 @@ class ByteOrderTest(unittest.TestCase):
 
 
 class ReferenceChecksTest(unittest.TestCase):
-    """Item 15: reference_gemm checks K and reads uint8 fp4 as one code per element."""
+    """reference_gemm checks K and reads uint8 fp4 as one code per element."""
 
     def test_k_must_agree(self):
         with self.assertRaisesRegex(cdna4jit.Error, "K differs"):
@@ -148,7 +148,7 @@ class ReferenceChecksTest(unittest.TestCase):
 
 
 class LaunchChecksTest(unittest.TestCase):
-    """Item 16: Device.launch checks dtypes and shapes against the kernel."""
+    """Device.launch checks dtypes and shapes against the kernel."""
 
     def setUp(self):
         self.kernel = cdna4jit.compile(BASELINE, 64, 32, 64, layout="nt")  # A (M, K), B (N, K)
@@ -171,7 +171,7 @@ class LaunchChecksTest(unittest.TestCase):
 
 
 class RoundOnceTest(unittest.TestCase):
-    """Item 17: float64 values are rounded once, to nearest even, into the element type."""
+    """float64 values are rounded once, to nearest even, into the element type."""
 
     def operands(self, value, k=64):
         a = np.zeros((16, k)); a[0, 0] = value
@@ -196,7 +196,7 @@ class RoundOnceTest(unittest.TestCase):
 
 
 class ModelEpilogueTest(unittest.TestCase):
-    """Item 18 and the Python half of item 5: model() with an epilogue, and without the timeline."""
+    """model() with an epilogue, and without the timeline."""
 
     def test_model_runs_schedules_with_an_epilogue(self):
         s = with_epilogue(BASELINE, c="bf16", bias="n", bias_type="f32", activation="gelu")
@@ -215,7 +215,7 @@ class ModelEpilogueTest(unittest.TestCase):
 
 
 class PythonErrorsTest(unittest.TestCase):
-    """Item 21: what the caller passes is taken as meant, or refused in words."""
+    """What the caller passes is taken as meant, or refused in words."""
 
     def test_paths_with_braces_bytes_and_pathlib(self):
         with tempfile.TemporaryDirectory() as d:
@@ -326,7 +326,7 @@ class PythonErrorsTest(unittest.TestCase):
 
 
 class DeviceLimitsTest(unittest.TestCase):
-    """Item 22, Python part: Device() sets the emulator's time and instruction limits."""
+    """Device() sets the emulator's time and instruction limits."""
 
     def test_time_limit(self):
         a = np.ones((1024, 1024), np.float32)
