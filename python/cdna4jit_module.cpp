@@ -255,11 +255,12 @@ PYBIND11_MODULE(cdna4jit, mod) {
       "Raises ScheduleError (with .findings) when the verifier rejects the schedule.");
 
   py::class_<PyDevice>(mod, "Device", "Where kernels run: 'emulator' (any machine), 'model' or 'hsa' (a gfx950).")
-      .def(py::init([](const py::object& name, uint64_t seed, bool instant, unsigned threads,
+      .def(py::init([](const py::object& name, uint64_t seed, bool instant, bool timed, unsigned threads,
                        const std::string& mfma_policy, const py::object& time_limit, uint64_t max_instructions) {
              EmulatorConfig config;
              config.seed = seed;
              config.instant_completion = instant;
+             config.timed = timed;
              config.threads = threads;
              config.mfma_policy = parse<MfmaPolicy>(mfma_policy);
              config.time_limit_seconds = python::time_limit_seconds(time_limit);
@@ -267,11 +268,12 @@ PYBIND11_MODULE(cdna4jit, mod) {
              return PyDevice{Device::open(python::device_name(name), config)};
            }),
            py::arg("name") = "emulator", py::kw_only(), py::arg("seed") = 1, py::arg("instant") = false,
-           py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+           py::arg("timed") = false, py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
            py::arg("time_limit") = EmulatorConfig{}.time_limit_seconds,
            py::arg("max_instructions") = EmulatorConfig{}.max_instructions,
            "mfma_policy: how the emulator's MFMAs add, 'fp32-fma-chain-k-order' or 'cdna3-fused-groups' "
-           "(docs/emulator.md, 'MFMA arithmetic policies'). time_limit: wall-clock seconds one launch may take "
+           "(docs/emulator.md, 'MFMA arithmetic policies'). timed: waves issue in clock order and memory completes "
+           "after gfx950's latencies (deterministic; docs/emulator.md, 'Timed mode'). time_limit: wall-clock seconds one launch may take "
            "(None: no limit) and max_instructions: wave-instructions (0: no limit); a launch past either raises "
            "LimitError.")
       .def_property_readonly("name", [](const PyDevice& d) { return d.device.name(); })
