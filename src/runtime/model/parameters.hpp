@@ -47,7 +47,7 @@ inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5,
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.32e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.39e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
@@ -89,8 +89,9 @@ inline constexpr Parameter kLdsLatency{"lds_latency", gfx950::kLdsLatencyClocks,
                                        "at 60-130 clocks)"};
 // Vector memory
 inline constexpr Parameter kCacheLineBytes{"cache_line", 128, "bytes", "AMD CDNA 3 ISA guide / white paper (128 B L2 line)"};
-inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 64, "bytes/clock per CU",
-                                            "AMD GCN white paper (64 B/clock L1); assumed for CDNA 4"};
+inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 128, "bytes/clock per CU",
+                                            "ROCm Compute Profiler's gfx950 speed-of-light: vL1D peak one 128-byte "
+                                            "line a clock per CU (max_sclk x 128 x CUs)"};
 inline constexpr Parameter kL2HitLatency{"l2_hit_latency", gfx950::kL2HitLatencyClocks, "clocks",
                                          "common/latencies.hpp (assumed: loaded L2 hit)"};
 inline constexpr Parameter kL2MissLatency{"l2_miss_latency", gfx950::kMallHitLatencyClocks, "clocks",
