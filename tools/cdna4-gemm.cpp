@@ -83,7 +83,7 @@ const char* kUsage =
     "                            default 1G), checked before any data is generated or read\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
-    "  --timed                   emulator: waves issue in turn, memory completes after gfx950's\n"
+    "  --timed                   emulator: waves issue in clock order, memory completes after gfx950's\n"
     "                            latencies (deterministic; for results that depend on timing)\n"
     "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
     "                            cdna3-fused-groups; --check uses the same (docs/emulator.md)\n"

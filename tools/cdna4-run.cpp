@@ -74,7 +74,7 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
-  --timed                 emulator: waves issue in turn, memory completes after gfx950's
+  --timed                 emulator: waves issue in clock order, memory completes after gfx950's
                           latencies (deterministic; for kernels whose results depend on timing)
   --mfma-policy NAME      emulator: how MFMAs add, fp32-fma-chain-k-order (default) or
                           cdna3-fused-groups (docs/emulator.md)
