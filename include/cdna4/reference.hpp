@@ -17,7 +17,8 @@ uint16_t float_to_bf16(float value);
 // C (M x N, row-major) = A (M x K, row-major bf16) * B (K x N, row-major bf16),
 // each element one fp32 fused multiply-add chain over k = 0..K-1 starting from
 // +0 — the emulator's MFMA arithmetic policy ("fp32-fma-chain-k-order"). bf16
-// products are exact in fp32, so every step rounds once.
+// products are exact in fp32, so every step rounds once. A NaN result is
+// gfx950's default NaN 0xffc00000, as every MFMA writes it (docs/emulator.md, "NaN results").
 std::vector<float> reference_gemm(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, int64_t m,
                                   int64_t n, int64_t k);
 
@@ -47,7 +48,7 @@ std::vector<uint8_t> reference_operand(DataType type, std::span<const uint8_t> d
 // Microscaling): scale_a M x K/32 row-major (row i, block k/32), scale_b K/32 x N
 // row-major; empty = 1.0. Each element is one fp32 chain over k in order from
 // +0, each step adding the exact scaled product with one rounding (to nearest
-// even), as the emulator's f8f6f4 MFMA policy; NaN results are 0x7fc00000.
+// even), as the emulator's f8f6f4 MFMA policy; NaN results are 0xffc00000.
 std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, DataType type_b,
                                   std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
                                   std::span<const uint8_t> scale_a = {}, std::span<const uint8_t> scale_b = {});
@@ -57,7 +58,7 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
 // adds k in groups of 8 (bf16 x bf16, f16 x f16) or 16 (fp8 / bf8 x fp8 / bf8,
 // even and odd k apart) from k = 0, each group fused with the accumulator as
 // CDNA3's matrix cores do (MMA-Sim), a last partial group as if padded with
-// zeros; other types and scales throw cdna4::Error.
+// zeros (NaN results 0xffc00000); other types and scales throw cdna4::Error.
 std::vector<float> reference_gemm(MfmaPolicy policy, DataType type_a, std::span<const uint8_t> a, DataType type_b,
                                   std::span<const uint8_t> b, int64_t m, int64_t n, int64_t k,
                                   std::span<const uint8_t> scale_a = {}, std::span<const uint8_t> scale_b = {});
@@ -67,7 +68,8 @@ std::vector<float> reference_gemm(MfmaPolicy policy, DataType type_a, std::span<
 //   x = alpha * acc;  x = fma(beta, C[i][j], x) (with C);  x = x + bias[i or j];
 // then e.activation's steps on x (t and u scratch), as its row in
 // src/common/activations.hpp lists them (docs/codegen.md shows every row): mul
-// a * b, add a + b, fma(a, b, c), max = maxNum(a, b) (a NaN operand yields the
+// a * b, add a + b, fma(a, b, c) (a NaN result: the first NaN operand quieted, else
+// 0xffc00000, as v_mul / v_add / v_fma_f32), max = maxNum(a, b) (a NaN operand yields the
 // other), fp32 constants by bit pattern, and exp2 / rcp as the emulator computes
 // v_exp_f32 / v_rcp_f32 (common/transcendental.hpp: the double-precision result
 // rounded once; a gfx950 may differ by 1 ulp). The result is x. C is M x N

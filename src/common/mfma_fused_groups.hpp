@@ -19,8 +19,8 @@
 //     counts as 0 when its e is more than 25 below), added exactly, and rounded
 //     once to fp32, nearest even.
 // A NaN or infinite operand gives the IEEE sum of the exact products and c (NaN
-// as 0x7fc00000); a product of 2^128 or more in magnitude makes the step
-// infinite (NaN with both signs).
+// as the default NaN, common/nan_rules.hpp); a product of 2^128 or more in
+// magnitude makes the step infinite (NaN with both signs).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -28,10 +28,9 @@
 
 #include "common/element_formats.hpp"
 #include "common/mfma_table.hpp"
+#include "common/nan_rules.hpp"
 
 namespace cdna4::gfx950 {
-
-inline constexpr float kFusedGroupNaN = std::bit_cast<float>(0x7fc00000u);
 
 // Consecutive k per fused step.
 constexpr int fused_group_size(Element e) { return bits_of(e) == 8 ? 16 : 8; }
@@ -89,7 +88,7 @@ inline float fused_group_step(const float* a, const float* b, int count, Element
   if (!finite) {
     double sum = c;
     for (int i = 0; i < count; ++i) sum += double(a[i]) * double(b[i]);
-    return std::isnan(sum) ? kFusedGroupNaN : float(sum);
+    return mfma_result(float(sum));
   }
   bool positive_overflow = false, negative_overflow = false;
   for (int i = 0; i < count; ++i) {
@@ -98,7 +97,7 @@ inline float fused_group_step(const float* a, const float* b, int count, Element
     negative_overflow = negative_overflow || p <= -0x1p128;
   }
   if (positive_overflow || negative_overflow)
-    return positive_overflow && negative_overflow ? kFusedGroupNaN : positive_overflow ? INFINITY : -INFINITY;
+    return positive_overflow && negative_overflow ? default_nan() : positive_overflow ? INFINITY : -INFINITY;
 
   const int min_a = 1 - exponent_bias(element_info(ta)), min_b = 1 - exponent_bias(element_info(tb));
   Split products[16] = {};

@@ -9,22 +9,20 @@
 // and v_sqrt flush them, whatever the MODE register says: a denormal source acts
 // as a zero of its sign and a denormal result becomes a zero of its sign.
 // v_sin and v_cos support denormals. An invalid operation (log or square root of
-// a negative number, sine of an infinity) gives 0xffc00000, the guide's result in
-// its functional examples; a NaN source comes back quiet.
+// a negative number, sine of an infinity) gives the default NaN and a NaN source
+// comes back quiet (common/nan_rules.hpp).
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
 
-namespace cdna4::gfx950 {
+#include "common/nan_rules.hpp"
 
-inline constexpr uint32_t kDefaultNaN = 0xffc00000u;  // hardware's NaN for invalid operations
+namespace cdna4::gfx950 {
 
 inline bool is_f32_denormal(float x) { return x != 0 && std::fabs(x) < 0x1p-126f; }
 inline float flush_f32_denormal(float x) { return is_f32_denormal(x) ? std::copysign(0.0f, x) : x; }
-inline float quiet(float nan) { return std::bit_cast<float>(std::bit_cast<uint32_t>(nan) | 0x400000u); }
-inline float default_nan() { return std::bit_cast<float>(kDefaultNaN); }
 
 // v_exp_f32: 2^x.
 inline float exp2_f32(float x) {

@@ -8,6 +8,7 @@
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
 #include "common/activations.hpp"
+#include "common/nan_rules.hpp"
 #include "common/transcendental.hpp"
 
 namespace cdna4 {
@@ -35,9 +36,9 @@ float activate(Activation act, float value) {
     const float a = get(s.a), b = get(s.b);
     float& d = regs[int(s.d)];
     switch (s.op) {
-      case activations::Op::mul: d = a * b; break;
-      case activations::Op::add: d = a + b; break;
-      case activations::Op::fma: d = std::fma(a, b, get(s.c)); break;
+      case activations::Op::mul: d = gfx950::mul_f32(a, b); break;
+      case activations::Op::add: d = gfx950::add_f32(a, b); break;
+      case activations::Op::fma: d = gfx950::fma_f32(a, b, get(s.c)); break;
       case activations::Op::max: d = max_num(a, b); break;
       case activations::Op::exp2: d = gfx950::exp2_f32(a); break;
       case activations::Op::rcp: d = gfx950::rcp_f32(a); break;
@@ -64,10 +65,10 @@ std::vector<float> reference_epilogue(const std::vector<float>& acc, int64_t m, 
   std::vector<float> d(acc.size());
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      float t = alpha * acc[size_t(i * n + j)];
-      if (e.c) t = std::fma(beta, element(*e.c, c, size_t(i * ld + j)), t);
-      if (e.bias == BiasDim::n) t = t + element(e.bias_type, bias, size_t(j));
-      if (e.bias == BiasDim::m) t = t + element(e.bias_type, bias, size_t(i));
+      float t = gfx950::mul_f32(alpha, acc[size_t(i * n + j)]);
+      if (e.c) t = gfx950::fma_f32(beta, element(*e.c, c, size_t(i * ld + j)), t);
+      if (e.bias == BiasDim::n) t = gfx950::add_f32(t, element(e.bias_type, bias, size_t(j)));
+      if (e.bias == BiasDim::m) t = gfx950::add_f32(t, element(e.bias_type, bias, size_t(i)));
       d[size_t(i * n + j)] = activate(e.activation, t);
     }
   return d;

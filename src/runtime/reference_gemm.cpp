@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/nan_rules.hpp"
+
 namespace cdna4 {
 
 float bf16_to_float(uint16_t bits) {
@@ -30,7 +32,7 @@ std::vector<float> reference_gemm(const std::vector<uint16_t>& a, const std::vec
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0.0f;
       for (int64_t x = 0; x < k; ++x) acc = std::fma(row[size_t(x)], bf[size_t(x * n + j)], acc);
-      c[size_t(i * n + j)] = acc;
+      c[size_t(i * n + j)] = gfx950::mfma_result(acc);
     }
   }
   return c;

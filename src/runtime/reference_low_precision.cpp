@@ -8,6 +8,7 @@
 #include "cdna4/reference.hpp"
 #include "common/element_formats.hpp"
 #include "common/mfma_fused_groups.hpp"
+#include "common/nan_rules.hpp"
 #include "vocabulary/rows.hpp"
 
 namespace cdna4 {
@@ -97,7 +98,7 @@ std::vector<float> reference_gemm(DataType type_a, std::span<const uint8_t> a, D
         acc = gfx950::fma_block_scaled(av[size_t(i * k + x)], bv[size_t(x * n + j)],
                                        scale_of(scale_a, i * (k / kBlock) + x / kBlock),
                                        scale_of(scale_b, (x / kBlock) * n + j), acc);
-      c[size_t(i * n + j)] = std::isnan(acc) ? std::bit_cast<float>(0x7fc00000u) : acc;
+      c[size_t(i * n + j)] = gfx950::mfma_result(acc);
     }
   return c;
 }

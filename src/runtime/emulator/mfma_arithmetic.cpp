@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/mfma_fused_groups.hpp"
+#include "common/nan_rules.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -16,12 +17,14 @@ void chain_portable(int m, int n, int k, const float* a, const float* b, float* 
   for (int kk = 0; kk < k; ++kk)
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) acc[i * n + j] = std::fma(a[i * k + kk], b[kk * n + j], acc[i * n + j]);
+  for (int i = 0; i < m * n; ++i) acc[i] = gfx950::mfma_result(acc[i]);
 }
 
 #if defined(__x86_64__)
 // Same arithmetic with 8-wide FMAs: kRows rows of the accumulator stay in
 // registers (independent chains hide FMA latency); each element still sees
-// its k terms one by one, in order, each rounded once.
+// its k terms one by one, in order, each rounded once. NaNs become the default
+// NaN in the registers (gfx950::mfma_result), whatever NaN the host's FMA chose.
 template <int N, int K, int kRows>
 __attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float* b, float* acc, int row0) {
   constexpr int kVecs = N / 8;
@@ -36,8 +39,12 @@ __attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float*
       for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm256_fmadd_ps(ai, bv[v], sum[r][v]);
     }
   }
+  const __m256 default_nan = _mm256_set1_ps(gfx950::default_nan());
   for (int r = 0; r < kRows; ++r)
-    for (int v = 0; v < kVecs; ++v) _mm256_storeu_ps(acc + (row0 + r) * N + 8 * v, sum[r][v]);
+    for (int v = 0; v < kVecs; ++v) {
+      const __m256 nan = _mm256_cmp_ps(sum[r][v], sum[r][v], _CMP_UNORD_Q);
+      _mm256_storeu_ps(acc + (row0 + r) * N + 8 * v, _mm256_blendv_ps(sum[r][v], default_nan, nan));
+    }
 }
 
 template <int M, int N, int K>

@@ -5,7 +5,7 @@
 // (8-bit significands) is exact in fp32 unless it leaves fp32's exponent
 // range, and an f16 x f16 product (11-bit significands, exponents well inside
 // fp32's) always is, so each step rounds once, exactly as a mul+add of the
-// exact product.
+// exact product. Every NaN in D is the default NaN (common/nan_rules.hpp).
 //
 // The second policy, "cdna3-fused-groups" (EmulatorOptions::mfma_policy), adds
 // groups of products fused with the accumulator as CDNA3's matrix cores do
@@ -18,7 +18,7 @@ namespace cdna4::emu {
 
 inline constexpr const char* kMfmaPolicy = "fp32-fma-chain-k-order";
 
-// acc[M][N] += a[M][K] * b[K][N] under the policy above (row-major arrays).
+// acc[M][N] += a[M][K] * b[K][N] under the policy above (row-major arrays), NaNs as the default NaN.
 void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* acc);
 
 // The same under cdna3-fused-groups, A's elements of type ta and B's of type tb.

@@ -1,7 +1,6 @@
 // MFMA: one handler per row of gfx950::kMfmaKinds (common/mfma_table.hpp), specialised at
 // compile time. Floating-point kinds follow the run's policy (mfma_arithmetic.hpp),
-// kinds with 8-bit float elements writing every NaN as the canonical quiet NaN;
-// i8 kinds accumulate exactly in int32 with wrap-around. Sparse kinds: mfma_sparse.hpp.
+// writing every NaN as the default NaN (common/nan_rules.hpp); i8 kinds accumulate exactly in int32 with wrap-around. Sparse kinds: mfma_sparse.hpp.
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -9,6 +8,7 @@
 #include "common/element_formats.hpp"
 #include "common/mfma_fused_groups.hpp"
 #include "common/mfma_table.hpp"
+#include "common/nan_rules.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
 #include "runtime/emulator/mfma_f8f6f4.hpp"
@@ -20,8 +20,6 @@ namespace {
 
 using gfx950::Element;
 using gfx950::kMfmaKinds;
-
-constexpr uint32_t kCanonicalNaN = 0x7fc00000;
 
 float bf16_to_float(uint32_t v) { return as_float(v << 16); }
 
@@ -83,7 +81,8 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   constexpr int M = kind.m, N = kind.n, K = kind.k;
   constexpr int kOutRegs = M * N / kLanes;
   using T = std::conditional_t<kind.element == Element::i8, int32_t, float>;
-  constexpr bool kEightBitFloats = kind.f8f6f4 || (gfx950::bits_of(kind.element) == 8 && kind.element != Element::i8);
+  // The chain and the fused groups write NaNs as the default NaN themselves; these kinds' arithmetic does not.
+  constexpr bool kNaNsToDefault = (kind.f8f6f4 || kind.sparse) && kind.element != Element::i8;
   if (w.exec() != ~0ull) w.wg->fail(w, in, "MFMA with a partial EXEC mask is not modelled");
   if (refused_under_fused_groups(kind) && w.wg->options.mfma_policy == MfmaPolicy::cdna3_fused_groups)
     w.wg->fail(w, in, "the cdna3-fused-groups MFMA policy does not define this kind (f8f6f4 and sparse kinds)");
@@ -99,9 +98,8 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   if constexpr (kind.f8f6f4) mfma_f8f6f4_multiply(w, in, kind, acc);
   else if constexpr (kind.sparse) mfma_sparse_multiply(w, in, kind, acc);
   else multiply<I>(w, in, acc);
-  if constexpr (kEightBitFloats)
-    for (T& x : acc)
-      if (std::isnan(x)) x = std::bit_cast<float>(kCanonicalNaN);
+  if constexpr (kNaNsToDefault)
+    for (T& x : acc) x = gfx950::mfma_result(x);
   for (int r = 0; r < kOutRegs; ++r) {
     uint32_t* d = w.v(in.dst[0].index + r);
     for (int l = 0; l < kLanes; ++l) d[l] = std::bit_cast<uint32_t>(acc[row_of(l, r) * N + l % N]);

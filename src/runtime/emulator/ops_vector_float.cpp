@@ -1,9 +1,10 @@
 // VOP1 / VOP2 / VOP3 fp32 arithmetic and conversions (compares: ops_vector_compare.cpp). Host IEEE fp32
-// with round-to-nearest-even and denormals kept; VOP3 neg/abs on sources,
-// omod then clamp on results.
+// with round-to-nearest-even and denormals kept, NaN results by gfx950's rule
+// (common/nan_rules.hpp); VOP3 neg/abs on sources, omod then clamp on results.
 #include <cmath>
 #include <limits>
 
+#include "common/nan_rules.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/ops_float.hpp"
@@ -25,10 +26,11 @@ template <auto F> void iop1_to_float(Wave& w, const Inst& in) {
   store_lanes(w, in.dst[0].index, r);
 }
 
-// Round-to-nearest-even fp32 -> bf16; NaN stays a quiet NaN of the same sign.
+// Round-to-nearest-even fp32 -> bf16; a NaN comes back quiet with its sign and
+// top payload bits (cvtToQuietNAN, common/nan_rules.hpp).
 uint32_t to_bf16(float f) {
   uint32_t bits = as_bits(f);
-  if (std::isnan(f)) return ((bits >> 16) & 0x8000) | 0x7fc0;
+  if (std::isnan(f)) return (bits | gfx950::kQuietBit) >> 16;
   return (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
 }
 void v_cvt_pk_bf16_f32(Wave& w, const Inst& in) {
@@ -55,23 +57,25 @@ uint32_t cvt_i32(float f) {
   return uint32_t(int32_t(f));
 }
 
+using gfx950::valu_result;
+
 using Entry = VectorOpEntry;
 
 constexpr uint16_t kMods = hflag::kFloatModifiers;
 
 const Entry kVectorFloatOps[] = {
-    {"V_ADD_F32", fop2<([](float a, float b) { return a + b; })>, kMods},
-    {"V_SUB_F32", fop2<([](float a, float b) { return a - b; })>, kMods},
-    {"V_SUBREV_F32", fop2<([](float a, float b) { return b - a; })>, kMods},
-    {"V_MUL_F32", fop2<([](float a, float b) { return a * b; })>, kMods},
+    {"V_ADD_F32", fop2<gfx950::add_f32>, kMods},
+    {"V_SUB_F32", fop2<([](float a, float b) { return valu_result(a - b, a, b); })>, kMods},
+    {"V_SUBREV_F32", fop2<([](float a, float b) { return valu_result(b - a, a, b); })>, kMods},
+    {"V_MUL_F32", fop2<gfx950::mul_f32>, kMods},
     {"V_MIN_F32", fop2<min_num>, kMods},
     {"V_MAX_F32", fop2<max_num>, kMods},
-    {"V_FMA_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
-    {"V_FMAC_F32", fop3<([](float a, float b, float c) { return std::fma(a, b, c); })>, kMods},
-    {"V_TRUNC_F32", fop1<([](float a) { return std::trunc(a); })>, kMods},
-    {"V_FLOOR_F32", fop1<([](float a) { return std::floor(a); })>, kMods},
-    {"V_CEIL_F32", fop1<([](float a) { return std::ceil(a); })>, kMods},
-    {"V_RNDNE_F32", fop1<([](float a) { return std::nearbyint(a); })>, kMods},
+    {"V_FMA_F32", fop3<gfx950::fma_f32>, kMods},
+    {"V_FMAC_F32", fop3<gfx950::fma_f32>, kMods},
+    {"V_TRUNC_F32", fop1<([](float a) { return valu_result(std::trunc(a), a); })>, kMods},
+    {"V_FLOOR_F32", fop1<([](float a) { return valu_result(std::floor(a), a); })>, kMods},
+    {"V_CEIL_F32", fop1<([](float a) { return valu_result(std::ceil(a), a); })>, kMods},
+    {"V_RNDNE_F32", fop1<([](float a) { return valu_result(std::nearbyint(a), a); })>, kMods},
     {"V_CVT_F32_U32", iop1_to_float<([](uint32_t a) { return float(a); })>, 0},
     {"V_CVT_F32_I32", iop1_to_float<([](uint32_t a) { return float(int32_t(a)); })>, 0},
     {"V_CVT_F32_BF16", iop1_to_float<([](uint32_t a) { return as_float(a << 16); })>, 0},

@@ -2,9 +2,10 @@
 // Each half of the result takes one dword of every source: op_sel picks the
 // dword feeding the low result, op_sel_hi the one feeding the high result;
 // neg_lo / neg_hi flip the sign of the value feeding that half; clamp applies
-// to both halves. Host IEEE fp32, round-to-nearest-even, denormals kept.
-#include <cmath>
+// to both halves. Host IEEE fp32, round-to-nearest-even, denormals kept, NaN
+// results by gfx950's rule (common/nan_rules.hpp).
 
+#include "common/nan_rules.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_common.hpp"
 
@@ -54,9 +55,9 @@ struct Entry {
 };
 
 const Entry kPackedOps[] = {
-    {"V_PK_ADD_F32", packed_f32<2, [](float a, float b) { return a + b; }>, 0},
-    {"V_PK_MUL_F32", packed_f32<2, [](float a, float b) { return a * b; }>, 0},
-    {"V_PK_FMA_F32", packed_f32<3, [](float a, float b, float c) { return std::fma(a, b, c); }>, 0},
+    {"V_PK_ADD_F32", packed_f32<2, gfx950::add_f32>, 0},
+    {"V_PK_MUL_F32", packed_f32<2, gfx950::mul_f32>, 0},
+    {"V_PK_FMA_F32", packed_f32<3, gfx950::fma_f32>, 0},
     {"V_PK_MOV_B32", v_pk_mov_b32, hflag::kPackedSelectOnly},
 };
 
