@@ -86,6 +86,26 @@ KernelShape ieee_shape(bool ieee) {
 
 }  // namespace
 
+TEST_CASE("v_max_f32 / v_min_f32 follow the ISA's NaN, signalling NaN and signed zero rules", "[emulator][valu]") {
+  const std::string body =
+      "  v_max_f32 v20, v10, v11\n  v_min_f32 v21, v10, v11\n  v_max_f32_e64 v22, -v10, v11 clamp\n";
+  for (bool ieee : {true, false})
+    for (uint32_t chunk = 0; chunk * 64 < kCount * kCount; ++chunk) {
+      LaneFn in[2];
+      for (int s = 0; s < 2; ++s) in[s] = [=](uint32_t l) { return pick(kF32Values, (chunk * 64 + l) % (kCount * kCount), s); };
+      const auto out = run_lanes(body, {in[0], in[1]}, {20, 21, 22}, ieee_shape(ieee));
+      for (uint32_t l = 0; l < 64; ++l) {
+        const uint32_t a = in[0](l), b = in[1](l);
+        INFO("ieee " << ieee << " sources 0x" << std::hex << a << " 0x" << b);
+        REQUIRE(out[0][l] == isa_max(kF32, a, b, ieee));
+        REQUIRE(out[1][l] == isa_min(kF32, a, b, ieee));
+        const uint32_t m = isa_max(kF32, a ^ 0x80000000u, b, ieee);
+        const float clamped = std::isnan(f32(m)) ? 0.0f : std::fmin(std::fmax(f32(m), 0.0f), 1.0f);
+        REQUIRE(out[2][l] == bits(clamped));
+      }
+    }
+}
+
 TEST_CASE("v_max3/min3/med3_f32 follow the ISA's NaN, signalling NaN and signed zero rules", "[emulator][valu]") {
   const std::string body =
       "  v_max3_f32 v20, v10, v11, v12\n  v_min3_f32 v21, v10, v11, v12\n  v_med3_f32 v22, v10, v11, v12\n";

@@ -41,10 +41,6 @@ void v_cvt_pk_bf16_f32(Wave& w, const Inst& in) {
   store_lanes(w, in.dst[0].index, r);
 }
 
-// IEEE-754 minNum/maxNum: a NaN operand yields the other operand.
-float min_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b < a ? b : a); }
-float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
-
 uint32_t cvt_u32(float f) {
   if (std::isnan(f) || f <= 0.0f) return 0;
   if (f >= 4294967296.0f) return 0xffffffffu;
@@ -68,8 +64,6 @@ const Entry kVectorFloatOps[] = {
     {"V_SUB_F32", fop2<([](float a, float b) { return valu_result(a - b, a, b); })>, kMods},
     {"V_SUBREV_F32", fop2<([](float a, float b) { return valu_result(b - a, a, b); })>, kMods},
     {"V_MUL_F32", fop2<gfx950::mul_f32>, kMods},
-    {"V_MIN_F32", fop2<min_num>, kMods},
-    {"V_MAX_F32", fop2<max_num>, kMods},
     {"V_FMA_F32", fop3<gfx950::fma_f32>, kMods},
     {"V_FMAC_F32", fop3<gfx950::fma_f32>, kMods},
     {"V_TRUNC_F32", fop1<([](float a) { return valu_result(std::trunc(a), a); })>, kMods},

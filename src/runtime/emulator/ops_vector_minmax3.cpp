@@ -1,5 +1,5 @@
-// VOP3 v_min3 / v_max3 / v_med3 for f32, f16, i32 and u32, as the CDNA4 ISA
-// guide's pseudocode defines them: max3 = max(max(S0, S1), S2), min3 likewise, and
+// V_MIN_F32 / V_MAX_F32, and VOP3 v_min3 / v_max3 / v_med3 for f32, f16, i32
+// and u32, as the CDNA4 ISA guide's pseudocode defines them: max3 = max(max(S0, S1), S2), min3 likewise, and
 // med3 through max3 (any NaN source: min3 of the three). The float minimum and
 // maximum are V_MIN_F32 / V_MAX_F32's: in IEEE mode (the kernel descriptor's
 // IEEE_MODE bit) a signalling NaN source gives itself quieted, otherwise a NaN
@@ -51,6 +51,18 @@ template <class F> uint32_t med3(uint32_t a, uint32_t b, uint32_t c, bool ieee) 
   if (top == F::value(a)) return min_max<F, true>(b, c, ieee);
   if (top == F::value(b)) return min_max<F, true>(a, c, ieee);
   return min_max<F, true>(a, b, ieee);
+}
+
+template <bool kMax> void float2_f32(Wave& w, const Inst& in) {
+  LaneValues a, b, r;
+  fetch_f32(w, in.src[0], a);
+  fetch_f32(w, in.src[1], b);
+  const bool ieee = w.wg->kernel->ieee_mode(), modify = in.omod || in.clamp;
+  for (int l = 0; l < kLanes; ++l) {
+    r[l] = min_max<F32, kMax>(a[l], b[l], ieee);
+    if (modify) r[l] = as_bits(output_modifiers(in, as_float(r[l])));
+  }
+  store_lanes(w, in.dst[0].index, r);
 }
 
 template <auto Op> void float3_f32(Wave& w, const Inst& in) {
@@ -107,6 +119,8 @@ constexpr uint16_t kMods = hflag::kFloatModifiers;
 constexpr uint16_t kHalfMods = hflag::kFloatModifiers | hflag::kOpSelSources | hflag::kOpSelDestination;
 
 const VectorOpEntry kMinMax3Ops[] = {
+    {"V_MAX_F32", float2_f32<true>, kMods},
+    {"V_MIN_F32", float2_f32<false>, kMods},
     {"V_MAX3_F32", float3_f32<max3<F32>>, kMods},
     {"V_MIN3_F32", float3_f32<min3<F32>>, kMods},
     {"V_MED3_F32", float3_f32<med3<F32>>, kMods},
