@@ -102,6 +102,29 @@ inline cdna4::LaunchStats launch_hipkittens_fp8(cdna4::Device& dev, const cdna4:
   return dev.launch(kernel, {uint32_t(m * n / (256 * 256))}, {512}, g, opt);
 }
 
+// HipKittens (same commit), kernels/gemm/fp8fp32/FP8_4wave/4_wave.cu: the kernel
+// whose MI355X figures analysis/fp8_gemm/mi350x/mi355x_fp8_gemm.json holds
+// (analysis/README.md, "FP8 GEMM": FP8_4wave with M, N, K set in the file).
+// `#define SIZE` picks the kernel: matmul_device_1024 (64x64 output tiles) at
+// 1024, matmul_device_2048 (128x128) at 2048, matmul_device (256x256) above;
+// same three-gl kernarg as the 8-wave kernel (hidden arguments follow), block
+// 256 (4 waves, 2 x 2), grid (size / tile)^2 in x, LDS fixed by the code object.
+// Built as DIR/hipkittens_fp8_4wave_{size}.hsaco (docs/model.md).
+inline int64_t hipkittens_fp8_4wave_tile(int64_t size) { return size == 1024 ? 64 : size == 2048 ? 128 : 256; }
+
+inline std::string hipkittens_fp8_4wave_file(const std::string& dir, int64_t size) {
+  return dir + "/hipkittens_fp8_4wave_" + std::to_string(size) + ".hsaco";
+}
+
+inline cdna4::LaunchStats launch_hipkittens_fp8_4wave(cdna4::Device& dev, const cdna4::Kernel& kernel, int64_t size,
+                                                      const cdna4::Buffer& a, const cdna4::Buffer& b,
+                                                      const cdna4::Buffer& c, cdna4::LaunchOptions opt) {
+  cdna4::KernargBlock g(48);
+  g.pointer(0, a).pointer(16, b).pointer(32, c);
+  const int64_t tiles = size / hipkittens_fp8_4wave_tile(size);
+  return dev.launch(kernel, {uint32_t(tiles * tiles)}, {256}, g, opt);
+}
+
 // AITER, github.com/ROCm/aiter @ e4048607a535ace3a2b51ded31b1c8c2d45c0879:
 // hsa/gfx950/bf16gemm/*.co (one kernel each, _ZN5aiter<len><file stem>E) with
 // bf16gemm_fp32bf16.csv, launched as csrc/py_itfs_cu/asm_gemm_a16w16.cu does.
