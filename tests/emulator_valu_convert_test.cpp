@@ -159,3 +159,16 @@ TEST_CASE("v_cvt_pk_u8_f32 rounds to nearest even, saturates and replaces the se
     REQUIRE(out[1][l] == ((base(l) & ~0xff0000u) | u8(-f) << 16));
   }
 }
+
+TEST_CASE("v_cvt_f32_ubyte0..3 give the selected byte as an unsigned float", "[emulator][valu]") {
+  const std::string body =
+      "  s_mov_b32 s9, 0x125a3456\n  v_cvt_f32_ubyte0 v20, v10\n  v_cvt_f32_ubyte1 v21, v10\n  v_cvt_f32_ubyte2 v22, v10\n"
+      "  v_cvt_f32_ubyte3 v23, v10\n  v_cvt_f32_ubyte2_e64 v24, s9\n";
+  const auto a = [](uint32_t l) { return l == 0 ? 0xffffffffu : l == 1 ? 0u : pattern(l, 4); };
+  const auto out = run_lanes(body, {a}, {20, 21, 22, 23, 24});
+  for (uint32_t l = 0; l < 64; ++l) {
+    INFO("lane " << l);
+    for (int byte = 0; byte < 4; ++byte) REQUIRE(f32(out[byte][l]) == float((a(l) >> (8 * byte)) & 0xff));
+    REQUIRE(f32(out[4][l]) == float(0x5a));  // byte 2 of s9
+  }
+}
