@@ -11,10 +11,11 @@
 // (--aiter: AITER's hsa/gfx950/bf16gemm; --aiter-gfx950: its hsa/gfx950, for
 // the fp8 blockscale GEMMs and the attention kernels; --only runs the rows whose
 // "kernel problem" contains SUBSTRING.) Blockscale rows: foreign_blockscale.hpp;
-// attention rows: foreign_attention.hpp.
+// attention rows: foreign_attention.hpp, foreign_attention_bwd.hpp,
+// foreign_attention_mxfp4.hpp.
 //
-// Every kernel runs twice per emulator mode (randomized completion with race
-// reports, and instant completion) on two data sets:
+// Every kernel runs twice in each emulator mode (foreign_reports.hpp: randomized
+// completion with race reports, instant completion, timed) on two data sets:
 // - integers: A in [-4, 4], B in [-3, 3]; every partial sum is an integer below
 //   2^24, so each is exact in fp32 in any order (split-K included) and the
 //   output must equal the CPU reference bit for bit (fp32, or the exact sum
@@ -40,6 +41,8 @@
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "foreign_attention.hpp"
+#include "foreign_attention_bwd.hpp"
+#include "foreign_attention_mxfp4.hpp"
 #include "foreign_blockscale.hpp"
 #include "foreign_reports.hpp"
 #include "foreign_kernels.hpp"
@@ -261,8 +264,8 @@ void run_case(const Case& c) {
   cdna4::Device dev = foreign::reporting_emulator();
   const bool bf16 = c.out != Out::f32;
   std::string shown_reports;
-  for (bool instant : {false, true}) {
-    const cdna4::LaunchOptions opt = foreign::reporting_launch(instant);
+  for (foreign::Mode mode : foreign::kModes) {
+    const cdna4::LaunchOptions opt = foreign::reporting_launch(mode);
     std::string ints, random, error;
     Reports reports;
     double seconds = 0;
@@ -290,7 +293,7 @@ void run_case(const Case& c) {
       error = e.what();
     }
     fmt::print("{:<44} {:>14} {:<10}", c.name, fmt::format("{}x{}x{}", c.m, c.n, c.k),
-               instant ? "instant" : "randomized");
+               foreign::mode_name(mode));
     if (!error.empty()) {
       fmt::print(" stops: {}\n", first_line(error));
       continue;
@@ -336,5 +339,7 @@ int main(int argc, char** argv) {
     if (wanted(fmt::format("{} {}x{}x{}", c.name, c.m, c.n, c.k))) run_case(c);
   foreign::run_blockscale_rows(dirs["--aiter-gfx950"], wanted);
   foreign::run_attention_rows(hk_dir, dirs["--aiter-gfx950"], wanted);
+  foreign::run_attention_bwd_rows(dirs["--aiter-gfx950"], wanted);
+  foreign::run_mxfp4_rows(dirs["--aiter-gfx950"], wanted);
   return 0;
 }

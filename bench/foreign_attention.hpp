@@ -137,9 +137,9 @@ inline void run_attention_case(const AttentionCase& c) {
   const double o_tolerance = c.fp8 ? 1e-1 : 2e-2, lse_tolerance = 1e-2;
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (bool instant : {false, true}) {
-    const cdna4::LaunchOptions opt = reporting_launch(instant);
-    fmt::print("{:<44} {:>22} {:<10}", c.name, c.problem(), instant ? "instant" : "randomized");
+  for (Mode mode : kModes) {
+    const cdna4::LaunchOptions opt = reporting_launch(mode);
+    fmt::print("{:<44} {:>22} {:<10}", c.name, c.problem(), mode_name(mode));
     try {
       cdna4::Buffer q = dev.alloc(d.q.size()), k = dev.alloc(d.k.size()), v = dev.alloc(d.v.size());
       q.upload(d.q);

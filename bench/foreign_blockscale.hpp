@@ -107,9 +107,9 @@ inline void run_blockscale_case(const std::string& name, const std::string& file
         b_scale[size_t(kb * (n / 128) + nb)] = d.b_scale[size_t(nb * (k / 128) + kb)];
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (bool instant : {false, true}) {
-    const cdna4::LaunchOptions opt = reporting_launch(instant);
-    fmt::print("{:<44} {:>14} {:<10}", name, fmt::format("{}x{}x{}", m, n, k), instant ? "instant" : "randomized");
+  for (Mode mode : kModes) {
+    const cdna4::LaunchOptions opt = reporting_launch(mode);
+    fmt::print("{:<44} {:>14} {:<10}", name, fmt::format("{}x{}x{}", m, n, k), mode_name(mode));
     try {
       const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
       cdna4::Buffer a = dev.alloc(d.a.size()), b = dev.alloc(d.b.size());

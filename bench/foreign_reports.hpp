@@ -21,11 +21,20 @@ inline cdna4::Device reporting_emulator() {
   return cdna4::Device::emulator(config);
 }
 
-// A launch that reports races instead of throwing, in either completion mode.
-inline cdna4::LaunchOptions reporting_launch(bool instant) {
+// The emulator modes every row runs in (docs/emulator.md): random issue order
+// and completion delays; completion at issue; waves in turn with gfx950's latencies.
+enum class Mode { randomized, instant, timed };
+inline constexpr Mode kModes[] = {Mode::randomized, Mode::instant, Mode::timed};
+inline const char* mode_name(Mode m) {
+  return m == Mode::randomized ? "randomized" : m == Mode::instant ? "instant" : "timed";
+}
+
+// A launch that reports races instead of throwing, in the given mode.
+inline cdna4::LaunchOptions reporting_launch(Mode mode) {
   cdna4::LaunchOptions opt;
   opt.on_race = cdna4::OnRace::Report;
-  opt.instant_completion = instant;
+  opt.instant_completion = mode == Mode::instant;
+  opt.timed = mode == Mode::timed;
   return opt;
 }
 

@@ -1,100 +1,38 @@
 // cdna4jit: the Python face of the C++ API (include/cdna4). Schedules, the
 // verifier, compile, devices and a NumPy GEMM; C++ errors become
-// cdna4jit.Error / cdna4jit.ScheduleError with the C++ message. The GIL is
-// released while a kernel compiles or runs.
+// cdna4jit.Error / ScheduleError / LimitError with the C++ message. The GIL is
+// released while a kernel compiles or runs, and Ctrl-C stops a launch
+// (module/interruptible.hpp).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "steady_state.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
-#include "vocabulary/rows.hpp"
+#include "module/arguments.hpp"
+#include "module/host_problem.hpp"
+#include "module/interruptible.hpp"
+#include "module/reports.hpp"
+#include "module/schedule_source.hpp"
 
 namespace py = pybind11;
 using namespace cdna4;
 
 namespace {
 
-py::object json_module() { return py::module_::import("json"); }
-py::object to_python(const std::string& json_text) { return json_module().attr("loads")(json_text); }
-
-// A dict, a JSON text or a path.
-Schedule load_any(const py::object& source) {
-  if (py::isinstance<Schedule>(source)) return source.cast<Schedule>();
-  if (py::isinstance<py::dict>(source))
-    return parse_schedule(json_module().attr("dumps")(source).cast<std::string>(), "<dict>");
-  const std::string text = py::str(py::module_::import("os").attr("fspath")(source));
-  if (text.find('{') != std::string::npos) return parse_schedule(text, "<text>");
-  return load_schedule(text);
-}
-
-// 'float32' / 'bfloat16' / 'float16' (the output types' NumPy names), or a NumPy
-// dtype; None: the schedule's types.c.
-std::optional<OutType> out_type_named(const py::object& out_dtype) {
-  if (out_dtype.is_none()) return std::nullopt;
-  const std::string name = py::isinstance<py::str>(out_dtype)
-                               ? out_dtype.cast<std::string>()
-                               : std::string(py::str(py::dtype::from_args(out_dtype).attr("name")));
-  std::string expected;
-  for (const vocabulary::OutTypeRow& row : vocabulary::kOutTypes) {
-    if (row.numpy == name) return row.value;
-    expected += fmt::format("{}'{}'{}", expected.empty() ? "" : ", ", row.numpy,
-                            row.value == OutType::bf16 ? " (returned as uint16 bit patterns)" : "");
-  }
-  throw Error(fmt::format("out_dtype '{}': expected one of {}", name, expected));
-}
-
-// NumPy has no bfloat16: bf16 results come back as their uint16 bit patterns.
-py::dtype numpy_dtype(OutType out) {
-  return out == OutType::bf16 ? py::dtype::of<uint16_t>() : py::dtype(std::string(vocabulary::row(out).numpy));
-}
-
-py::dict stats_dict(const CompileStats& st) {
-  py::dict d;
-  d["parse_plan_verify_ms"] = st.parse_plan_verify_ms;
-  d["lower_ms"] = st.lower_ms;
-  d["assemble_ms"] = st.assemble_ms;
-  d["link_ms"] = st.link_ms;
-  d["total_ms"] = st.total_ms;
-  d["cached"] = st.cached;
-  d["instructions"] = st.instructions;
-  d["mfma"] = st.mfma;
-  d["vgprs"] = st.vgprs;
-  d["agprs"] = st.agprs;
-  d["sgprs"] = st.sgprs;
-  d["lds_bytes"] = st.lds_bytes;
-  d["waves_per_simd"] = st.waves_per_simd;
-  return d;
-}
-
-py::dict launch_dict(const LaunchStats& st) {
-  py::dict d;
-  d["seconds"] = st.seconds;
-  d["instructions"] = st.instructions;
-  d["mfma_macs"] = st.mfma_macs;
-  py::list races;
-  for (const RaceReport& r : st.races) races.append(r.what);
-  d["races"] = races;
-  if (st.model) {
-    d["modeled_seconds"] = st.model->seconds;
-    d["modeled_mfma_utilization"] = st.model->mfma_utilization;
-    d["modeled_bound"] = st.model->bound;
-  }
-  return d;
-}
+py::object to_python(const std::string& json_text) { return py::module_::import("json").attr("loads")(json_text); }
 
 py::dict verify_dict(const Schedule& s) {
   const Schedule planned = plan(s);
@@ -148,84 +86,95 @@ struct PyDevice {
   Device device;
 };
 
-std::vector<uint8_t> bytes_of(const py::array& a) {
-  const py::array c = py::array::ensure(a, py::array::c_style);
-  if (!c) throw Error("expected an array that NumPy can lay out C-contiguously");
-  std::vector<uint8_t> out(size_t(c.nbytes()));
-  std::memcpy(out.data(), c.data(), out.size());
-  return out;
-}
-
-// One operand as the schedule's element type, packed: uint16 bit patterns for
-// bf16 / f16, float16 for f16, uint8 codes for 8-bit types, or float32 values
-// rounded to nearest even into the type.
-std::vector<uint8_t> operand_bytes(const py::array& a, DataType type, const char* name) {
-  const std::string kind = py::str(a.dtype().attr("name"));
-  if (kind == "float32" || kind == "float64") {
-    const py::array_t<float, py::array::c_style | py::array::forcecast> f(a);
-    if (type == DataType::bf16) {  // the common case, without the generic encoder's per-element dispatch
-      std::vector<uint8_t> out(size_t(f.size()) * 2);
-      for (size_t i = 0; i < size_t(f.size()); ++i) {
-        const uint16_t x = float_to_bf16(f.data()[i]);
-        std::memcpy(&out[2 * i], &x, 2);
-      }
-      return out;
-    }
-    std::vector<uint32_t> codes(size_t(f.size()));
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = encode_element(type, f.data()[i]);
-    return pack_elements(type, codes);
-  }
-  const int bits = element_bits(type);
-  const bool matches = (bits == 16 && (kind == "uint16" || (kind == "float16" && type == DataType::f16))) ||
-                       (bits == 8 && kind == "uint8") || (bits < 8 && kind == "uint8");
-  if (!matches)
-    throw Error(fmt::format("{}: dtype {} does not hold {} elements; pass float32 values (rounded to nearest even) "
-                            "or {} bit patterns", name, kind, to_string(type), bits == 16 ? "uint16" : "uint8 packed"));
-  return bytes_of(a);
-}
-
-// How an (rows x cols) array is stored: C order is row-major, Fortran order is
-// its transpose row-major; anything else is refused (no hidden copy).
-bool stored_transposed(const py::array& a, const char* name) {
-  if (a.ndim() != 2) throw Error(fmt::format("{}: expected a 2-D array, got {} dimensions", name, a.ndim()));
-  const auto flags = a.flags();
-  if (flags & py::array::c_style) return false;
-  if (flags & py::array::f_style) return true;
-  throw Error(fmt::format("{}: neither C- nor Fortran-contiguous; pass a contiguous array (numpy.ascontiguousarray)", name));
-}
-
-py::array gemm(const py::array& a, const py::array& b, const py::object& schedule, const py::object& device,
-               const py::object& out_dtype) {
-  const Schedule s = load_any(schedule);
-  const bool a_t = stored_transposed(a, "a"), b_t = stored_transposed(b, "b");
-  const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-  if (b.shape(0) != k) throw Error(fmt::format("a is {} x {} but b is {} x {}: K differs", m, k, b.shape(0), n));
-  // A C-order (M, K) is A "n"; a Fortran-order one is K x M row-major, "t".
-  // B C-order (K, N) is B "n"; Fortran-order is N x K row-major, "t".
-  GemmProblem problem;
-  problem.shape.m = m;
-  problem.shape.n = n;
-  problem.shape.k = k;
-  problem.shape.out = out_type_named(out_dtype);
-  problem.layout = a_t ? (b_t ? Layout::tt : Layout::tn) : (b_t ? Layout::nt : Layout::nn);
-  const auto to_memory_order = [](const py::array& x, bool t) { return t ? py::array(x.attr("T")) : x; };
-  const std::vector<uint8_t> ab = operand_bytes(to_memory_order(a, a_t), s.type_a, "a");
-  const std::vector<uint8_t> bb = operand_bytes(to_memory_order(b, b_t), s.type_b, "b");
-  problem.a = ab;
-  problem.b = bb;
-  const OutType out = output_type(s, problem.shape.out);
-  PyDevice* dev = py::isinstance<PyDevice>(device) ? device.cast<PyDevice*>() : nullptr;
+// A cdna4jit.Device, or a name opened for this call.
+struct DeviceArg {
   std::optional<Device> own;
-  if (!dev) own = Device::open(device.cast<std::string>());
+  Device* device;
+  explicit DeviceArg(const py::object& x) {
+    if (py::isinstance<PyDevice>(x)) {
+      device = &x.cast<PyDevice&>().device;
+    } else {
+      own = Device::open(python::device_name(x));
+      device = &*own;
+    }
+  }
+};
+
+python::GemmExtras extras_of(const py::object& a_scale, const py::object& b_scale, const py::object& c,
+                             const py::object& bias, const py::object& alpha, const py::object& beta) {
+  return {a_scale, b_scale, c, bias, alpha, beta};
+}
+
+py::array gemm(const py::object& a, const py::object& b, const py::object& schedule, const py::object& device,
+               const py::object& out_dtype, const py::object& a_scale, const py::object& b_scale, const py::object& c,
+               const py::object& bias, const py::object& alpha, const py::object& beta) {
+  const Schedule s = python::schedule_from(schedule);
+  const python::HostProblem hp =
+      python::logical_problem(s, a, b, extras_of(a_scale, b_scale, c, bias, alpha, beta), python::out_type_named(out_dtype));
+  DeviceArg dev(device);
   verify_or_raise(s);
-  GemmRun run;
+  const GemmRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
+    LaunchOptions launch;
+    launch.cancel = cancel;
+    return run_gemm(*dev.device, s, hp.problem, {}, launch);
+  });
+  return python::c_array(output_type(s, hp.problem.shape.out), hp.problem.shape.m, hp.problem.shape.n, run.c);
+}
+
+// A compile for M x N x K run on the timing model with zero data (only the
+// workgroups the model simulates). The timeline (for the steady state) costs
+// memory in proportion to the instructions modeled: `timeline` False leaves it out.
+py::dict model(const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
+               const py::object& layout, bool timeline) {
+  const Schedule s = python::schedule_from(schedule);
+  const GemmShape shape = python::shape_named(m, n, k, out_dtype);
+  CompileOptions options;
+  options.layout = python::layout_named(layout);
+  const GemmRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
+    const GemmKernel kernel = compile(s, shape, options);
+    EmulatorConfig config;
+    config.model_only = true;  // only the workgroups the model simulates run
+    config.model_timeline = timeline;
+    config.threads = 1;
+    Device device = Device::model(config);
+    const python::ZeroProblem zeros(kernel);
+    LaunchOptions launch;
+    launch.cancel = cancel;
+    return run_gemm(device, kernel, zeros.problem(), launch);
+  });
+  return python::model_dict(run, m, n, k);
+}
+
+py::array reference_gemm_py(const py::object& a, const py::object& b, const py::object& type_a, const py::object& type_b,
+                            const py::object& out_dtype, const std::string& mfma_policy, const py::object& schedule,
+                            const python::GemmExtras& extras) {
+  Schedule s;
+  if (!schedule.is_none()) {
+    if (!type_a.is_none() || !type_b.is_none())
+      throw Error("reference_gemm: give type_a= and type_b=, or schedule=, not both (the schedule has its types)");
+    s = python::schedule_from(schedule);
+  } else {
+    s.name = "reference";
+    const auto type_named = [](const py::object& x, const char* what) {
+      if (x.is_none()) return DataType::bf16;
+      if (!py::isinstance<py::str>(x)) throw Error(fmt::format("{}: expected an element type name, got {}", what, python::type_name(x)));
+      return parse<DataType>(x.cast<std::string>());
+    };
+    s.type_a = type_named(type_a, "type_a");
+    s.type_b = type_named(type_b, "type_b");
+    s.scaled = !extras.a_scale.is_none() || !extras.b_scale.is_none();
+    if (s.scaled && (element_bits(s.type_a) > 8 || element_bits(s.type_b) > 8))
+      throw Error(fmt::format("reference_gemm: MX scales are for 8-, 6- and 4-bit types; type_a is {} and type_b {}",
+                              to_string(s.type_a), to_string(s.type_b)));
+  }
+  const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
+  const python::HostProblem hp = python::logical_problem(s, a, b, extras, python::out_type_named(out_dtype));
+  std::vector<uint8_t> c;
   {
     py::gil_scoped_release release;
-    run = run_gemm(dev ? dev->device : *own, s, problem);
+    c = reference(s, hp.problem, policy);
   }
-  py::array result(numpy_dtype(out), std::vector<py::ssize_t>{m, n});
-  std::memcpy(result.mutable_data(), run.c.data(), run.c.size());
-  return result;
+  return python::c_array(output_type(s, hp.problem.shape.out), hp.problem.shape.m, hp.problem.shape.n, c);
 }
 
 }  // namespace
@@ -235,13 +184,21 @@ PYBIND11_MODULE(cdna4jit, mod) {
   mod.attr("__version__") = cdna4::version();
   static py::exception<Error> error(mod, "Error");
   schedule_error_type = py::exception<ScheduleError>(mod, "ScheduleError", error.ptr());
+  static py::exception<LimitError> limit_error(mod, "LimitError", error.ptr());
+  // A message may hold a path's bytes that are no UTF-8: shown escaped, never lost.
+  static const auto set_error = [](PyObject* type, const char* what) {
+    const py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(what, Py_ssize_t(std::strlen(what)), "backslashreplace"));
+    PyErr_SetObject(type, text.ptr());
+  };
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ScheduleError& e) {
-      PyErr_SetString(schedule_error_type.ptr(), e.what());
+      set_error(schedule_error_type.ptr(), e.what());
+    } catch (const LimitError& e) {
+      set_error(limit_error.ptr(), e.what());
     } catch (const Error& e) {
-      PyErr_SetString(error.ptr(), e.what());
+      set_error(error.ptr(), e.what());
     }
   });
 
@@ -254,9 +211,10 @@ PYBIND11_MODULE(cdna4jit, mod) {
       .def("to_dict", [](const Schedule& s) { return to_python(to_json(s)); }, "The schedule as a dict.")
       .def("__repr__", [](const Schedule& s) { return "<cdna4jit.Schedule " + s.name + ">"; });
 
-  mod.def("load_schedule", &load_any, py::arg("source"),
-          "A schedule from a path, JSON text or a dict (its JSON form). Raises ScheduleError naming the field.");
-  mod.def("verify", [](const py::object& s) { return verify_dict(load_any(s)); }, py::arg("schedule"),
+  mod.def("load_schedule", [](const py::object& source) { return python::schedule_from(source); }, py::arg("source"),
+          "A schedule from a path (str, bytes or os.PathLike), JSON text (a str starting with '{') or a dict (its "
+          "JSON form). Raises ScheduleError naming the field.");
+  mod.def("verify", [](const py::object& s) { return verify_dict(python::schedule_from(s)); }, py::arg("schedule"),
           "Plans and verifies: {'accepted', 'findings': [{'rule', 'op', 'message'}], 'k_tiles_checked', 'planned'}.");
 
   py::class_<PyKernel>(mod, "Kernel", "A compiled GEMM kernel (an HSA code object).")
@@ -266,7 +224,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
         const auto& h = k.kernel.kernel.hsaco();
         return py::bytes(reinterpret_cast<const char*>(h.data()), h.size());
       })
-      .def_property_readonly("stats", [](const PyKernel& k) { return stats_dict(k.kernel.stats); })
+      .def_property_readonly("stats", [](const PyKernel& k) { return python::stats_dict(k.kernel.stats); })
       .def_property_readonly("grid", [](const PyKernel& k) { return py::make_tuple(k.kernel.grid.x, k.kernel.grid.y, k.kernel.grid.z); })
       .def_property_readonly("block", [](const PyKernel& k) { return k.kernel.block.x; })
       .def_property_readonly("shape", [](const PyKernel& k) {
@@ -277,18 +235,14 @@ PYBIND11_MODULE(cdna4jit, mod) {
   mod.def(
       "compile",
       [](const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
-         std::optional<std::string> layout, bool verify) {
-        const Schedule s = load_any(schedule);
+         const py::object& layout, bool verify) {
+        const Schedule s = python::schedule_from(schedule);
         PyKernel out;
-        GemmShape shape;
-        shape.m = m;
-        shape.n = n;
-        shape.k = k;
-        shape.out = out_type_named(out_dtype);
+        const GemmShape shape = python::shape_named(m, n, k, out_dtype);
         CompileOptions options;
         options.keep_assembly = true;
         options.verify = verify;
-        if (layout) options.layout = parse<Layout>(*layout);
+        options.layout = python::layout_named(layout);
         if (verify) verify_or_raise(s);
         py::gil_scoped_release release;
         out.kernel = cdna4::compile(s, shape, options);
@@ -301,131 +255,86 @@ PYBIND11_MODULE(cdna4jit, mod) {
       "Raises ScheduleError (with .findings) when the verifier rejects the schedule.");
 
   py::class_<PyDevice>(mod, "Device", "Where kernels run: 'emulator' (any machine), 'model' or 'hsa' (a gfx950).")
-      .def(py::init([](const std::string& name, uint64_t seed, bool instant, unsigned threads,
-                       const std::string& mfma_policy) {
+      .def(py::init([](const py::object& name, uint64_t seed, bool instant, bool timed, unsigned threads,
+                       const std::string& mfma_policy, const py::object& time_limit, uint64_t max_instructions) {
              EmulatorConfig config;
              config.seed = seed;
              config.instant_completion = instant;
+             config.timed = timed;
              config.threads = threads;
              config.mfma_policy = parse<MfmaPolicy>(mfma_policy);
-             return PyDevice{Device::open(name, config)};
+             config.time_limit_seconds = python::time_limit_seconds(time_limit);
+             config.max_instructions = max_instructions;
+             return PyDevice{Device::open(python::device_name(name), config)};
            }),
            py::arg("name") = "emulator", py::kw_only(), py::arg("seed") = 1, py::arg("instant") = false,
-           py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+           py::arg("timed") = false, py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+           py::arg("time_limit") = EmulatorConfig{}.time_limit_seconds,
+           py::arg("max_instructions") = EmulatorConfig{}.max_instructions,
            "mfma_policy: how the emulator's MFMAs add, 'fp32-fma-chain-k-order' or 'cdna3-fused-groups' "
-           "(docs/emulator.md, 'MFMA arithmetic policies').")
+           "(docs/emulator.md, 'MFMA arithmetic policies'). timed: waves issue in clock order and memory completes "
+           "after gfx950's latencies (deterministic; docs/emulator.md, 'Timed mode'). time_limit: wall-clock seconds one launch may take "
+           "(None: no limit) and max_instructions: wave-instructions (0: no limit); a launch past either raises "
+           "LimitError.")
       .def_property_readonly("name", [](const PyDevice& d) { return d.device.name(); })
       .def(
           "launch",
-          [](PyDevice& d, const PyKernel& k, const py::array& a, const py::array& b) {
-            const std::vector<uint8_t> ab = bytes_of(a), bb = bytes_of(b);
+          [](PyDevice& d, const PyKernel& k, const py::object& a, const py::object& b, const py::object& a_scale,
+             const py::object& b_scale, const py::object& c, const py::object& bias, const py::object& alpha,
+             const py::object& beta) {
+            const python::HostProblem hp =
+                python::stored_problem(k.kernel, a, b, extras_of(a_scale, b_scale, c, bias, alpha, beta));
+            const GemmRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
+              LaunchOptions launch;
+              launch.cancel = cancel;
+              return run_gemm(d.device, k.kernel, hp.problem, launch);
+            });
             const GemmShape& sh = k.kernel.shape;
-            const OutType out = *sh.out;
-            GemmProblem problem;
-            problem.shape = sh;
-            problem.layout = k.kernel.schedule.layout;
-            problem.a = ab;
-            problem.b = bb;
-            GemmRun run;
-            {
-              py::gil_scoped_release release;
-              run = run_gemm(d.device, k.kernel, problem);
-            }
-            py::array c(numpy_dtype(out), std::vector<py::ssize_t>{sh.m, sh.n});
-            const size_t elem = size_t(element_bytes(out)), row = size_t(sh.n) * elem;
-            for (int64_t i = 0; i < sh.m; ++i)
-              std::memcpy(static_cast<uint8_t*>(c.mutable_data()) + size_t(i) * row,
-                          run.c.data() + size_t(i * sh.c_ld()) * elem, row);
-            return py::make_tuple(c, launch_dict(run.launch));
+            return py::make_tuple(python::c_array(*sh.out, sh.m, sh.n, run.c), python::launch_dict(run.launch));
           },
-          py::arg("kernel"), py::arg("a"), py::arg("b"),
-          "Runs the kernel on A and B given as the kernel's layout stores them (raw element bits, e.g. uint16 for bf16). "
-          "Returns (C as an M x N array, launch stats).");
+          py::arg("kernel"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("a_scale") = py::none(),
+          py::arg("b_scale") = py::none(), py::arg("c") = py::none(), py::arg("bias") = py::none(),
+          py::arg("alpha") = py::none(), py::arg("beta") = py::none(),
+          "Runs the kernel on A and B given as the kernel's layout stores them (A (M, K) or (K, M), B (K, N) or "
+          "(N, K)), elements as gemm() takes them; scales, C input, bias, alpha and beta as for gemm(). "
+          "Returns (C as an M x N array, launch stats). Ctrl-C stops the launch (KeyboardInterrupt).");
 
   mod.def("gemm", &gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("schedule"),
-          py::arg("device") = "emulator", py::arg("out_dtype") = py::none(),
-          "C = A @ B with A (M, K) and B (K, N) NumPy arrays. C order or Fortran order each (Fortran order is read as "
-          "the transposed layout, no copy of the layout); bf16 as uint16 bit patterns, f16 as float16, 8-bit types as "
-          "uint8 codes, or float32 values rounded to nearest even into the schedule's types. out_dtype 'float32', "
-          "'bfloat16' (uint16 bit patterns) or 'float16'; default: the schedule's types.c.");
+          py::arg("device") = "emulator", py::arg("out_dtype") = py::none(), py::arg("a_scale") = py::none(),
+          py::arg("b_scale") = py::none(), py::arg("c") = py::none(), py::arg("bias") = py::none(),
+          py::arg("alpha") = py::none(), py::arg("beta") = py::none(),
+          "C = act(alpha * A @ B + beta * c + bias) with A (M, K) and B (K, N) NumPy arrays (python/README.md). C "
+          "order or Fortran order each (Fortran order is read as the transposed layout). Elements: float16, float32 "
+          "or float64 values, rounded once to nearest even into the schedule's types; bf16 / f16 also as uint16 bit "
+          "patterns; 8-, 6- and 4-bit types also as uint8 codes, one per element. An MX-scaled schedule takes "
+          "a_scale (M, K/32) and b_scale (K/32, N) uint8 E8M0; a schedule's fused epilogue takes c (M, N), bias "
+          "(M,) or (N,), alpha (default 1) and beta (default 1 with c). out_dtype 'float32', 'bfloat16' (uint16 bit "
+          "patterns) or 'float16'; default: the schedule's types.c. Ctrl-C stops the run (KeyboardInterrupt).");
 
-  mod.def(
-      "model",
-      [](const py::object& schedule, int64_t m, int64_t n, int64_t k, const py::object& out_dtype,
-         const py::object& layout) {
-        const Schedule s = load_any(schedule);
-        GemmShape shape{m, n, k};
-        shape.out = out_type_named(out_dtype);
-        CompileOptions options;
-        if (!layout.is_none()) options.layout = parse<Layout>(layout.cast<std::string>());
-        GemmKernel kernel;
-        LaunchStats launch;
-        {
-          py::gil_scoped_release release;
-          kernel = compile(s, shape, options);
-          EmulatorConfig config;
-          config.model_only = true;  // only the workgroups the model simulates run
-          config.model_timeline = true;
-          config.threads = 1;
-          Device device = Device::model(config);
-          const Layout l = options.layout.value_or(s.layout);
-          auto zeros = [&](int64_t bytes) {
-            Buffer b = device.alloc(size_t(std::max<int64_t>(bytes, 16)));
-            b.fill_zero();
-            return b;
-          };
-          std::vector<Arg> args = {
-              zeros(shape.read_elements(l, Operand::a, element_bits(s.type_a)) * element_bits(s.type_a) / 8),
-              zeros(shape.read_elements(l, Operand::b, element_bits(s.type_b)) * element_bits(s.type_b) / 8),
-              zeros(m * n * element_bytes(output_type(s, shape.out)))};
-          if (s.scaled) {  // E8M0 scales: a byte per 32 elements of K, per row of A and column of B
-            args.push_back(zeros(m * k / 32));
-            args.push_back(zeros(n * k / 32));
-          }
-          launch = device.launch(kernel.kernel, kernel.grid, kernel.block, args);
-        }
-        py::dict d = launch_dict(launch);
-        const ModelReport& r = *launch.model;
-        d["compile"] = stats_dict(kernel.stats);
-        d["tflops"] = 2.0 * double(m) * double(n) * double(k) / r.seconds / 1e12;
-        d["cycles"] = r.cycles;
-        d["l2_hit_rate"] = r.l2_hit_rate;
-        const tools::TimelineWindow window = tools::steady_state_window(r);
-        d["steady_state_mfma_utilization"] =
-            window.steady_state ? py::object(py::float_(tools::steady_state_mfma_utilization(r, window))) : py::none();
-        py::dict stalls;
-        const ModelStallShares& st = r.stalls;
-        for (auto [name, share] : {std::pair{"issued", st.issued}, {"vmcnt", st.vmcnt}, {"lgkmcnt", st.lgkmcnt},
-                                   {"barrier", st.barrier}, {"mfma_dependency", st.mfma_dependency},
-                                   {"mfma_busy", st.mfma_busy}, {"issue", st.issue}, {"other", st.other}})
-          stalls[name] = share;
-        d["stalls"] = stalls;
-        return d;
-      },
-      py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(), py::arg("out_dtype") = "bfloat16",
-      py::arg("layout") = py::none(),
-      "Compiles the schedule for M x N x K and runs it on the timing model (only the workgroups the model simulates, "
-      "zero data): modeled seconds, TFLOP/s, MFMA utilization, the steady state's MFMA utilization (one CU, whole loop "
-      "trips; None without a loop), bound, stall shares (of wave time) and the compile stats. Every figure is "
-      "modeled, not measured (docs/model.md).");
+  mod.def("model", &model, py::arg("schedule"), py::arg("m"), py::arg("n"), py::arg("k"), py::kw_only(),
+          py::arg("out_dtype") = "bfloat16", py::arg("layout") = py::none(), py::arg("timeline") = true,
+          "Compiles the schedule for M x N x K and runs it on the timing model (only the workgroups the model "
+          "simulates, zero data): modeled seconds, TFLOP/s, MFMA utilization, the steady state's MFMA utilization "
+          "(one CU, whole loop trips; None without a loop or with timeline=False), bound, stall shares (of wave time) "
+          "and the compile stats. timeline=False keeps no per-instruction timeline (memory grows with it). Every "
+          "figure is modeled, not measured (docs/model.md).");
 
   mod.def(
       "reference_gemm",
-      [](const py::array& a, const py::array& b, const std::string& type_a, const std::string& type_b,
-         const py::object& out_dtype, const std::string& mfma_policy) {
-        const DataType ta = parse<DataType>(type_a), tb = parse<DataType>(type_b);
-        const OutType out = out_type_named(out_dtype).value_or(OutType::f32);
-        const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
-        const int64_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-        const auto c = reference_gemm(policy, ta, operand_bytes(a, ta, "a"), tb, operand_bytes(b, tb, "b"), m, n, k);
-        const auto bits = to_output_bits(c, data_type(out));
-        py::array result(numpy_dtype(out), std::vector<py::ssize_t>{m, n});
-        std::memcpy(result.mutable_data(), bits.data(), bits.size());
-        return result;
+      [](const py::object& a, const py::object& b, const py::object& type_a, const py::object& type_b,
+         const py::object& out_dtype, const std::string& mfma_policy, const py::object& schedule,
+         const py::object& a_scale, const py::object& b_scale, const py::object& c, const py::object& bias,
+         const py::object& alpha, const py::object& beta) {
+        return reference_gemm_py(a, b, type_a, type_b, out_dtype, mfma_policy, schedule,
+                                 extras_of(a_scale, b_scale, c, bias, alpha, beta));
       },
-      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("type_a") = "bf16", py::arg("type_b") = "bf16",
+      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("type_a") = py::none(), py::arg("type_b") = py::none(),
       py::arg("out_dtype") = "float32", py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+      py::arg("schedule") = py::none(), py::arg("a_scale") = py::none(), py::arg("b_scale") = py::none(),
+      py::arg("c") = py::none(), py::arg("bias") = py::none(), py::arg("alpha") = py::none(),
+      py::arg("beta") = py::none(),
       "The CPU reference the emulator matches bit for bit under the same mfma_policy: by default one fp32 FMA "
-      "chain per element in k order (docs/emulator.md, 'MFMA arithmetic policies'). A (M, K) and B (K, N) in C "
-      "order.");
+      "chain per element in k order (docs/emulator.md, 'MFMA arithmetic policies'). A (M, K) and B (K, N) as "
+      "gemm() takes them, of type_a / type_b (default bf16) with a_scale / b_scale when given; or schedule=, its "
+      "types, scales and fused epilogue (c, bias, alpha, beta as for gemm()).");
 }

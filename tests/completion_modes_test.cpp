@@ -1,7 +1,8 @@
-// The two completion modes of the emulator (randomized late completion with race
-// tracking, and instant completion) must give the same output bits for every
-// shipped schedule and every foreign test kernel: a difference means one mode
-// applies a memory operation's result where the other does not.
+// The emulator's modes (randomized late completion with race tracking, instant
+// completion, and for shipped schedules the timed mode) must give the same
+// output bits for every shipped schedule and every foreign test kernel: a
+// difference means one mode applies a memory operation's result where the
+// other does not, or a schedule's result depends on timing.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -89,7 +90,7 @@ std::vector<float> small_floats(size_t n, uint32_t seed) {
 
 }  // namespace
 
-TEST_CASE("every shipped schedule gives the same bits in both completion modes", "[emulator][modes]") {
+TEST_CASE("every shipped schedule gives the same bits in every emulator mode", "[emulator][modes]") {
   for (const auto& file : schedule_test::shipped_files()) {
     const Schedule s = schedule_test::load(file);
     const int64_t m = 2 * s.tile_m + 37, n = s.tile_n + 19, k = 3 * s.tile_k;  // ragged, several K trips
@@ -102,8 +103,13 @@ TEST_CASE("every shipped schedule gives the same bits in both completion modes",
       INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, to_string(out)));
       const GemmRun late = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(false));
       const GemmRun instant = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(true));
+      LaunchOptions timed_mode = mode(false);
+      timed_mode.timed = true;
+      const GemmRun timed = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, timed_mode);
       CHECK(late.launch.races.empty());
+      CHECK(timed.launch.races.empty());
       CHECK(late.c == instant.c);
+      CHECK(late.c == timed.c);
     }
   }
 }

@@ -5,6 +5,10 @@
 //   l % N (kpl = K*M/64); B holds all kpl values (element e at k = kpl*(l/N) + e),
 //   A only kpl/2: elements 2g and 2g+1 are the two kept values of group g
 //   (k = kpl*(l/M) + 4g .. 4g+3);
+// - except B of gfx950's 8-bit doubled-K kinds (16x16x128, 32x32x64, kpl = 32):
+//   two halves of K/2, 16 per lane each (element e < 16 at k = 16*(l/N) + e, e >= 16
+//   at K/2 + 16*(l/N) + e - 16), the pairing AITER's mxfp4 attention relies on
+//   (last test case);
 // - the index VGPR (the instruction's src C) gives, per group, 4 bits at
 //   4g + 2*(kpl/2)*set: bits 1:0 the position (0..3) of element 2g, bits 3:2
 //   that of 2g+1; set = abid when cbsz = 0, else 0;
@@ -13,6 +17,7 @@
 // cannot change the result.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 
 #include "emulator_one_mfma.hpp"
@@ -36,6 +41,10 @@ int a_regs(const Kind& s) { return kpl(s) / 2 * bits_of(s.a) / 32; }
 int b_regs(const Kind& s) { return kpl(s) * bits_of(s.b) / 32; }
 int out_regs(const Kind& s) { return s.mn * s.mn / 64; }
 int sets(const Kind& s) { return 32 / (2 * (kpl(s) / 2)); }
+int b_k(const Kind& s, int lane, int e) {
+  if (bits_of(s.b) == 8 && kpl(s) == 32) return (e / 16) * (s.k / 2) + 16 * (lane / s.mn) + e % 16;
+  return kpl(s) * (lane / s.mn) + e;
+}
 int d_row(const Kind& s, int lane, int reg) { return 4 * (64 / s.mn) * (reg / 4) + 4 * (lane / s.mn) + reg % 4; }
 
 std::vector<Kind> kinds() {
@@ -106,7 +115,7 @@ Case make_case(const Kind& s, int set, uint32_t seed, bool fixed_positions = fal
   c.c.assign(size_t(M * M), 0);
   for (int l = 0; l < 64; ++l) {
     for (int e = 0; e < per; ++e) {
-      const int k = per * (l / M) + e, v = small_value(s.b, hash(seed + 7919u * uint32_t(k * M + l % M)));
+      const int k = b_k(s, l, e), v = small_value(s.b, hash(seed + 7919u * uint32_t(k * M + l % M)));
       c.b[size_t(k * M + l % M)] = v;
       put(c.b_regs, l, e, bits_of(s.b), encode(s.b, v));
     }
@@ -201,5 +210,37 @@ TEST_CASE("SMFMAC: reading D early is a hazard with 4 / 8 passes", "[emulator][m
     INFO(s.mnemonic);
     CHECK(hazards(needed - 1).find(fmt::format("needs {} wait states", needed)) != std::string::npos);
     CHECK(hazards(needed).empty());
+  }
+}
+
+// AITER's fmha_v4_fwd mxfp4 kernel sums each softmax row with this instruction:
+// B = its P operand of v_mfma_f32_32x32x64_f8f6f4 (lanes q and q + 32 hold the
+// 64 values of query q), A = fp8 1.0 in the lanes with (l & 3) < 2, in compressed
+// elements 0-7 when (l & 4) == 0 and 8-15 otherwise, index 0x44444444 (positions
+// 0, 1) except 0xeeeeeeee (positions 2, 3) when (l & 3) == 1. Then D rows 4*(l/16)
+// and 4*(l/16) + 1 of lane l add up to the sum of query l % 32's 64 values.
+TEST_CASE("SMFMAC: fp8 16x16x128 sums the rows of a 32x32x64 B operand as AITER's attention uses it",
+          "[emulator][mfma][smfmac]") {
+  const Kind s{"v_smfmac_f32_16x16x128_fp8_fp8", 16, 128, T::fp8, T::fp8};
+  std::vector<uint32_t> a(size_t(a_regs(s)) * 64, 0), b(size_t(b_regs(s)) * 64, 0), c(size_t(out_regs(s)) * 64, 0),
+      index(64);
+  std::vector<int> row_sum(32, 0);
+  for (int l = 0; l < 64; ++l) {
+    for (int e = 0; e < 32; ++e) {
+      const int v = small_value(T::fp8, hash(uint32_t(l * 32 + e)));
+      put(b, l, e, 8, encode(T::fp8, v));
+      row_sum[size_t(l % 32)] += v;
+    }
+    if ((l & 3) < 2)
+      for (int e = 0; e < 8; ++e) put(a, l, e + ((l & 4) ? 8 : 0), 8, encode(T::fp8, 1));
+    index[size_t(l)] = (l & 3) == 1 ? 0xeeeeeeeeu : 0x44444444u;
+  }
+  const OneMfma one{s.mnemonic, a_regs(s), b_regs(s), out_regs(s), true, ""};
+  emu::RunStats stats;
+  const auto d = run_one_mfma(one, a, b, c, index, randomized(9), &stats);
+  for (int l = 0; l < 64; ++l) {
+    INFO("lane " << l);
+    const float got = std::bit_cast<float>(d[size_t(l)]) + std::bit_cast<float>(d[size_t(64 + l)]);
+    CHECK(got == float(row_sum[size_t(l % 32)]));
   }
 }

@@ -23,7 +23,8 @@ static_assert(model::param::kMfmaResultExtra.value == 2);
 static_assert(model::param::kSmemLatency.value == 64);
 static_assert(model::param::kLdsLatency.value == 64);
 static_assert(modeltest::kGlobalLatency == 600);
-static_assert(model::param::kL1BytesPerClock.value == 64);
+static_assert(model::param::kL1BytesPerClock.value == 128);
+static_assert(model::param::kL2HitLatency.value == 500);
 static_assert(model::param::kTakenBranchPenalty.value == 8);
 static_assert(model::param::kBarrierLatency.value == 4);
 
@@ -118,17 +119,45 @@ TEST_CASE("model: s_waitcnt vmcnt(0) waits for a pending global load", "[model]"
     args.add(data);
     return model_first_workgroup(k, args.dispatch(1, 64));
   };
-  // Coalesced: lane l reads 16 bytes at 16 l: 1 KiB = 8 lines, 8 x 128 / 64 = 16
-  // clocks of the vector memory path, then 600: done 68 + 16 + 600 = 684; ends 689.
+  // Coalesced: lane l reads 16 bytes at 16 l: 1 KiB = 8 lines, one line a clock:
+  // 8 clocks of the vector memory path, then 600: done 68 + 8 + 600 = 676; ends 681.
   auto coalesced = run(4);
   CHECK(modeltest::cost_of_first(TestKernel::build(fmt::format(fmt::runtime(load), 4)), coalesced, "GLOBAL_LOAD") == 8);
-  CHECK(coalesced.cu.cycles == 689);
-  // One 32-byte segment per lane (stride 32): 16 lines, 32 clocks: done 700; ends 705.
+  CHECK(coalesced.cu.cycles == 681);
+  // One 32-byte segment per lane (stride 32): 16 lines, 16 clocks: done 684; ends 689.
   auto segments = run(5);
-  CHECK(segments.cu.cycles == 705);
+  CHECK(segments.cu.cycles == 689);
   // The wave spent the load's flight in vmcnt.
-  CHECK(coalesced.cu.wave_cycles[size_t(model::Slot::vmcnt)] == 684 - 72);
+  CHECK(coalesced.cu.wave_cycles[size_t(model::Slot::vmcnt)] == 676 - 72);
   CHECK(coalesced.cu.wave_cycles[size_t(model::Slot::lgkmcnt)] == 64 - 8);
+}
+
+TEST_CASE("model: a scratch reload is an L2 hit, a global load takes the grid's latency", "[model]") {
+  // s_load at 0 (done 64); s_waitcnt lgkmcnt(0) issues at 64; the scratch store
+  // at 68 (64 lanes x 4 bytes: 2 lines, 2 clocks of the path) completes at
+  // 68 + 2 + 500 = 570 (the wave's own data: an L2 hit, below the grid's 600).
+  // The reload at 72: a scratch load likewise 72 + 2 + 500 = 574; s_waitcnt
+  // vmcnt(0) issues at 576, s_endpgm at 580: ends 581. A global load of 67
+  // bytes (1 line) instead: 72 + 1 + 600 = 673; waits until 676: ends 681.
+  const std::string body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  s_waitcnt lgkmcnt(0)
+  scratch_store_dword off, v0, off
+  {}
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)";
+  emutest::KernelShape shape;
+  shape.private_bytes = 16;
+  std::vector<uint32_t> data(64);
+  auto run = [&](const char* load) {
+    auto k = TestKernel::build(fmt::format(fmt::runtime(body), load), shape);
+    Args args;
+    args.add(data);
+    return model_first_workgroup(k, args.dispatch(1, 64)).cu.cycles;
+  };
+  CHECK(run("scratch_load_dword v1, off, off") == 581);
+  CHECK(run("global_load_dword v1, v0, s[4:5]") == 681);
 }
 
 TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
@@ -213,8 +242,8 @@ go:
 
 TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, clock for clock", "[model]") {
   // The kernel of the vmcnt case plus an MFMA: s_load at 0 (not a slice);
-  // s_waitcnt lgkmcnt(0) stalls in slots 8 .. 60; global_load 68 .. 684;
-  // s_waitcnt vmcnt(0) stalls in slots 72 .. 680; the MFMA issues at 688.
+  // s_waitcnt lgkmcnt(0) stalls in slots 8 .. 60; global_load 68 .. 676;
+  // s_waitcnt vmcnt(0) stalls in slots 72 .. 672; the MFMA issues at 680.
   const std::string body = R"(
   s_load_dwordx2 s[4:5], s[0:1], 0
   v_lshlrev_b32 v1, 4, v0
@@ -242,9 +271,9 @@ TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, c
   for (const ModelSlice& s : cu.timeline) got.emplace_back(s.kind, s.begin, s.end);
   std::sort(got.begin(), got.end(), [](auto& a, auto& b) { return std::get<1>(a) < std::get<1>(b); });
   const std::vector<std::tuple<K, uint64_t, uint64_t>> expected = {
-      {K::wait_lgkmcnt, 8, 64}, {K::global_load, 68, 684}, {K::wait_vmcnt, 72, 684}, {K::mfma, 688, 704}};
+      {K::wait_lgkmcnt, 8, 64}, {K::global_load, 68, 676}, {K::wait_vmcnt, 72, 676}, {K::mfma, 680, 696}};
   CHECK(got == expected);
-  CHECK(cu.cycles == 704);
+  CHECK(cu.cycles == 696);
   for (const ModelSlice& s : cu.timeline) CHECK(s.simd == 0);
 }
 

@@ -40,6 +40,10 @@ TEST_CASE("parser errors name the file, the JSON path and what was expected", "[
   CHECK(parse_error(j) == "sched.json: ops[0].part: expected an integer in 0..3, got 4");
 
   j = baseline_json();
+  j["waves"] = uint64_t(1) << 63;  // as written, not as a long long (negative)
+  CHECK(parse_error(j) == "sched.json: waves: expected an integer in 4..8, got 9223372036854775808");
+
+  j = baseline_json();
   j["mfma"] = "v_mfma_f32_16x16x16_bf16";
   CHECK_THAT(parse_error(j), Catch::StartsWith("sched.json: mfma: expected one of \"v_mfma_f32_16x16x32_bf16\""));
 

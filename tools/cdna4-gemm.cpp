@@ -84,6 +84,8 @@ const char* kUsage =
     "                            default 1G), checked before any data is generated or read\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
     "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
+    "  --timed                   emulator: waves issue in turn, memory completes after gfx950's\n"
+    "                            latencies (deterministic; for results that depend on timing)\n"
     "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
     "                            cdna3-fused-groups; --check uses the same (docs/emulator.md)\n"
     "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
@@ -134,7 +136,7 @@ struct Options {
   unsigned threads = 0;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
-  bool check = false, instant = false, json = false, model_only = false, quiet = false;
+  bool check = false, instant = false, timed = false, json = false, model_only = false, quiet = false;
   cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
   std::string trace;
   std::string timeline;
@@ -180,6 +182,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
     else if (arg == "--instant") o.instant = true;
+    else if (arg == "--timed") o.timed = true;
     else if (arg == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), arg);
     else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
     else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), arg);
@@ -434,6 +437,7 @@ int main(int argc, char** argv) {
     cdna4::EmulatorConfig config;
     config.seed = o.seed;
     config.instant_completion = o.instant;
+    config.timed = o.timed;
     config.mfma_policy = o.mfma_policy;
     config.threads = o.threads;
     config.model_only = o.model_only;

@@ -81,6 +81,8 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --dynamic-lds BYTES     LDS requested at launch on top of the kernel's fixed size
   --seed S                emulator: seed of the random memory completion delays
   --instant               emulator: memory operations complete at issue (fast, finds no races)
+  --timed                 emulator: waves issue in turn, memory completes after gfx950's
+                          latencies (deterministic; for kernels whose results depend on timing)
   --mfma-policy NAME      emulator: how MFMAs add, fp32-fma-chain-k-order (default) or
                           cdna3-fused-groups (docs/emulator.md)
   --max-instructions N    emulator: stop after N wave-instructions (default 2^36; 0: no limit)
@@ -131,6 +133,7 @@ struct Options {
   std::optional<uint64_t> max_trace_bytes;
   size_t max_races = cdna4::EmulatorConfig{}.max_races;
   bool instant = false;
+  bool timed = false;
   bool model_only = false;
   cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
   std::string trace;
@@ -223,6 +226,7 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--dynamic-lds") o.dynamic_lds = uint32_t(parse_size(value(), "--dynamic-lds", UINT32_MAX));
     else if (a == "--seed") o.seed = parse_uint(value(), "--seed");
     else if (a == "--instant") o.instant = true;
+    else if (a == "--timed") o.timed = true;
     else if (a == "--model-only") o.model_only = true;
     else if (a == "--max-races") o.max_races = parse_uint(value(), "--max-races");
     else if (a == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), a);
@@ -497,6 +501,7 @@ void print_json(const cdna4::Kernel& kernel, const std::string& device, cdna4::D
 cdna4::Device open_device(const Options& o) {
   cdna4::EmulatorConfig config;
   config.instant_completion = o.instant;
+  config.timed = o.timed;
   config.model_only = o.model_only;
   config.max_races = o.max_races;
   config.mfma_policy = o.mfma_policy;

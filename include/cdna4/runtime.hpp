@@ -163,6 +163,7 @@ struct LaunchOptions {
   // Emulator only: override the device's settings for this launch.
   std::optional<uint64_t> seed;
   std::optional<bool> instant_completion;
+  std::optional<bool> timed;
   std::optional<uint64_t> max_instructions;  // see EmulatorConfig
   std::optional<double> time_limit_seconds;
   // Set to true from another thread to stop the launch; it then throws
@@ -199,6 +200,10 @@ struct EmulatorConfig {
   bool instant_completion = false;  // memory completes at issue: fast, finds no races
   uint64_t seed = 1;                // seeds the random completion delays
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
+  // Waves issue in turn, one instruction each, and memory completes after
+  // gfx950's latencies: deterministic, races still reported. For kernels whose
+  // results depend on timing (docs/emulator.md, "Lockstep mode").
+  bool timed = false;
   unsigned threads = 0;             // host threads running workgroups; 0 = all cores
   size_t max_races = 16;            // race / hazard groups kept per launch (LaunchStats::races)
   // Bounds on one launch; hitting one throws LimitError naming the workgroup,

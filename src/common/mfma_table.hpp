@@ -5,7 +5,8 @@
 //   A: lane l, element e of the lane's A registers holds A[l % M][kpl*(l / M) + e]
 //   B: likewise B[kpl*(l / N) + e][l % N]     (kpl = K / (64 / M) elements per lane)
 //   C/D: lane l, register r holds D[4*(64/N)*(r/4) + 4*(l/N) + r%4][l % N]
-// Sparse (smfmac) kinds: B as above; A is 4:2 structured-sparse, lane l holds
+// Sparse (smfmac) kinds: B as above (gfx950's 8-bit doubled-K kinds: in two
+// halves, sparse_b_k); A is 4:2 structured-sparse, lane l holds
 // the kpl/2 kept values of A[l % M][kpl*(l / M) .. +kpl-1], two per group of 4
 // k; the index VGPR says where (sparse_index_bits).
 // Element e of width w is bits [w*e, w*e + w) of the lane's registers read as one
@@ -199,6 +200,21 @@ constexpr int sparse_index_shift(const MfmaInfo& kind, int set, int group) {
   return 4 * (group + sparse_groups(kind) * set);
 }
 constexpr int a_regs(const MfmaInfo& kind) { return kind.sparse ? kind.ab_regs / 2 : kind.ab_regs; }
+
+// The k of element e of lane l's B registers in a sparse kind, the k its A
+// counterpart's index positions name (A: group g of lane l covers k = kpl*(l / M)
+// + 4g .. +3). gfx950's doubled-K 8-bit kinds (16x16x128, 32x32x64: kpl = 32)
+// hold B as two halves of K/2, 16 elements of each per lane (CDNA3's 16x16x64 /
+// 32x32x32 layout twice): e < 16 at k = 16*(l / N) + e, e >= 16 at K/2 +
+// 16*(l / N) + e - 16. Evidence: AITER's fmha_v4_fwd mxfp4 kernel sums softmax
+// rows with v_smfmac_f32_16x16x128_fp8_fp8 (A = 1.0 at half of the groups, B =
+// its P operand), right only with this pairing (docs/emulator.md, "Sparse MFMAs").
+// Every other kind: k = kpl*(l / N) + e.
+constexpr int sparse_b_k(const MfmaInfo& kind, int lane, int e) {
+  const int kpl = kind.k / (64 / kind.n);
+  if (bits_of(kind.element_b) != 8 || kpl != 32) return kpl * (lane / kind.n) + e;
+  return (e / 16) * (kind.k / 2) + 16 * (lane / kind.n) + e % 16;
+}
 
 // Whether `kind` takes operands of type `e` (f8f6f4 kinds: any format with a cbsz / blgp code).
 constexpr bool takes(const MfmaInfo& kind, Element e) {

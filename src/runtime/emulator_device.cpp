@@ -97,6 +97,7 @@ class EmulatorBackend : public Backend {
     emu_options.instant_completion = options.instant_completion.value_or(config_.instant_completion);
     emu_options.seed = options.seed.value_or(config_.seed);
     emu_options.max_delay = config_.max_delay;
+    emu_options.timed = options.timed.value_or(config_.timed);
     emu_options.threads = config_.threads;
     emu_options.max_races = config_.max_races;
     emu_options.max_instructions = options.max_instructions.value_or(config_.max_instructions);

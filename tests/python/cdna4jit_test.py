@@ -167,6 +167,14 @@ class DeviceTest(unittest.TestCase):
         with self.assertRaisesRegex(cdna4jit.Error, "fp32-fma-chain-k-order or cdna3-fused-groups"):
             cdna4jit.Device("emulator", mfma_policy="exact")
 
+    def test_timed_mode_gives_the_same_bits(self):
+        a, b = small_integers((256, 64), 12), small_integers((64, 256), 13)
+        s = schedule_path("baseline_256x256x64_w8.json")
+        timed = cdna4jit.gemm(a, b, schedule=s, device=cdna4jit.Device("emulator", timed=True))
+        np.testing.assert_array_equal(timed, (a.astype(np.float64) @ b).astype(np.float32))
+        with self.assertRaises(TypeError):
+            cdna4jit.Device("emulator", timed="yes")
+
     def test_model_device_reports_modeled_time(self):
         a, b = small_integers((256, 64), 10), small_integers((64, 256), 11)
         k = cdna4jit.compile(schedule_path("baseline_256x256x64_w8.json"), 256, 256, 64, layout="nn")

@@ -97,8 +97,8 @@ class Reader {
     if (!v.is_number_integer())
       fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
     const auto value = v.get<long long>();
-    if (value < lo || value > hi)
-      fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, value));
+    if (value < lo || value > hi)  // shown as written: 2^63 read as a long long is negative
+      fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
     return static_cast<int>(value);
   }
 

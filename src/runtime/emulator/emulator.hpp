@@ -44,6 +44,10 @@ struct EmulatorOptions {
   bool instant_completion = false;  // memory ops complete at issue (fast, finds no races)
   uint64_t seed = 1;                // seeds the random completion delays
   uint32_t max_delay = 64;          // max extra issue slots before a memory op completes
+  // Waves issue in turn, one instruction each, and memory operations complete
+  // after gfx950's latencies (common/latencies.hpp) counted in issue slots:
+  // deterministic, races still tracked (docs/emulator.md, "Lockstep mode").
+  bool timed = false;
   unsigned threads = 0;             // host threads for workgroups; 0 = hardware concurrency
   size_t max_races = 16;            // report groups kept (race_groups.hpp); repeats are counted
   uint64_t max_instructions = 0;    // wave-instructions per run; 0 = no limit

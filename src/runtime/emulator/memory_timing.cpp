@@ -4,12 +4,24 @@
 
 #include <fmt/format.h>
 
+#include "common/latencies.hpp"
 #include "runtime/emulator/race_location.hpp"
 
 namespace cdna4::emu {
 namespace {
 
 bool completes_in_order(AsyncClass cls) { return cls != AsyncClass::Scalar; }
+
+// Timed mode: the workgroup's clock counts clocks (timed_issue.hpp).
+uint32_t timed_latency(AsyncClass cls) {
+  switch (cls) {
+    case AsyncClass::Vector: return gfx950::kL2HitLatencyClocks;
+    case AsyncClass::Lds: return gfx950::kLdsLatencyClocks;
+    case AsyncClass::Scalar: return gfx950::kScalarCacheLatencyClocks;
+    case AsyncClass::None: break;
+  }
+  return 0;
+}
 
 void apply(Wave& wave, const PendingOp& op) {
   switch (op.target) {
@@ -113,7 +125,8 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
   AsyncState& s = wave.async;
   int c = int(op.cls);
   op.seq = ++s.issued[c];
-  uint64_t when = wg.now + 1 + wg.random_below(std::max<uint32_t>(1, wg.options.max_delay));
+  uint64_t when = wg.now + 1 + (wg.timed ? timed_latency(op.cls)
+                                            : wg.random_below(std::max<uint32_t>(1, wg.options.max_delay)));
   OpQueue& q = s.queue[c];
   if (completes_in_order(op.cls) && q.size() >= 2) when = std::max(when, q[q.size() - 2].complete_at);
   op.complete_at = when;

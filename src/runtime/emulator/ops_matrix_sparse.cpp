@@ -1,5 +1,6 @@
-// A * B of the sparse MFMAs. Lane l holds B[kpl*(l / N) + e][l % N] as element e
-// of its B registers (kpl = K / (64 / M)) and, as element s of its A registers,
+// A * B of the sparse MFMAs. Lane l holds B[sparse_b_k(l, e)][l % N] as element e
+// of its B registers (kpl*(l / N) + e, kpl = K / (64 / M), but for gfx950's 8-bit
+// doubled-K kinds) and, as element s of its A registers,
 // the s-th kept value of A[l % M][kpl*(l / M) .. +kpl-1]: kept values 2g and
 // 2g+1 sit in group g (k = kpl*(l / M) + 4g .. +3) at the positions the index
 // VGPR's 4 bits of group g give (common/mfma_table.hpp). Sources: docs/emulator.md.
@@ -33,7 +34,7 @@ template <class T> void multiply(const Wave& w, const Inst& in, const gfx950::Mf
   T b[kMaxB];
   for (int l = 0; l < kLanes; ++l)
     for (int e = 0; e < per_lane; ++e)
-      b[(per_lane * (l / N) + e) * N + l % N] =
+      b[gfx950::sparse_b_k(kind, l, e) * N + l % N] =
           value_of<T>(kind.element_b, element_bits(w, in.src[1].index, l, e, width_b));
   const uint32_t* index = w.v(in.src[3].index);
   for (int i = 0; i < M; ++i)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cdna4/code_object.hpp"
+#include "common/limits.hpp"
 #include "runtime/emulator/async_queue.hpp"
 #include "runtime/emulator/hazard_check.hpp"
 #include "runtime/emulator/emulator.hpp"
@@ -35,6 +36,7 @@ struct Wave {
   bool scc = false;
   WaveStatus status = WaveStatus::Ready;
   uint64_t ready_at = 0;           // Waiting: simulated time at which to retry
+  uint64_t clock = 0;              // timed mode: when this wave can issue next
   uint32_t priority = 0;           // s_setprio
   uint32_t barrier_epoch = 0;      // barriers passed
   uint32_t sgpr[sreg::kFileSize] = {};
@@ -59,6 +61,9 @@ struct Workgroup {
   const GlobalMemory* memory = nullptr;
   EmulatorOptions options;
   bool track_races = true;         // false with instant completion
+  bool timed = false;              // waves in clock order (EmulatorOptions::timed, timed_issue.hpp)
+  uint32_t next_in_turn = 0;       // timed: first wave to try among equal clocks
+  uint64_t mfma_free_at[gfx950::kSimdsPerCu] = {};  // timed: when each SIMD's MFMA pipe takes the next one
   uint32_t id[3] = {0, 0, 0};
   uint64_t linear_id = 0;
   std::vector<uint8_t> lds;

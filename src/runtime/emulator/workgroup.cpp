@@ -7,6 +7,7 @@
 #include "cdna4/error.hpp"
 #include "runtime/emulator/access_summary.hpp"
 #include "runtime/emulator/memory_timing.hpp"
+#include "runtime/emulator/timed_issue.hpp"
 
 namespace cdna4::emu {
 namespace {
@@ -81,6 +82,10 @@ Wave* pick_wave(Workgroup& wg) {
         weight += 1 + 3 * w.priority;
       }
     }
+    if (runnable > 0 && wg.timed) {
+      if (Wave* w = next_in_clock_order(wg, next_wake)) return w;
+      continue;  // a waiting wave woke first
+    }
     if (runnable > 0) {
       uint32_t pick = wg.random_below(weight);
       for (auto& w : wg.waves) {
@@ -135,7 +140,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
   const uint32_t vgpr_alloc = std::min<uint32_t>(kRegisterFile, (k.vgpr_granule_count + 1) * 8);
   const uint32_t sgpr_alloc = std::min<uint32_t>(sreg::kGeneralCount, (k.sgpr_granule_count + 1) * 8);
   while (Wave* w = pick_wave(wg)) {
-    uint32_t burst = wg.track_races ? 1 + wg.random_below(8) : 1024;
+    uint32_t burst = wg.timed ? 1 : wg.track_races ? 1 + wg.random_below(8) : 1024;
     for (uint32_t n = 0; n < burst && w->status == WaveStatus::Ready; ++n) {
       if (w->pc >= end) throw Error(fmt::format("emulator: wave {} ran past the end of .text", w->id));
       const Inst& in = p.insts[w->pc];
@@ -145,6 +150,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
                                                              : fmt::format("s{}", in.sgpr_end - 1),
                                     in.vgpr_end > vgpr_alloc ? vgpr_alloc : sgpr_alloc,
                                     in.vgpr_end > vgpr_alloc ? "vector (VGPR + AGPR)" : "scalar"));
+      if (wg.timed) [[unlikely]] begin_timed_issue(wg, *w, in);
       if (wg.track_races) {
         retire_completed(*w);
         check_register_races(*w, in);
@@ -163,7 +169,8 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
         if (wg.tracer->footprint_done()) return;
       }
       w->pc = w->next_pc;
-      ++wg.now;
+      if (wg.timed) [[unlikely]] end_timed_issue(wg, *w, in);
+      else ++wg.now;
       if (w->status != WaveStatus::Waiting) {
         ++wg.instructions;
         note_issued(*w, in);
@@ -210,6 +217,9 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   wg.memory = s.memory;
   wg.options = s.options;
   wg.track_races = !s.options.instant_completion;
+  wg.timed = s.options.timed;
+  wg.next_in_turn = 0;
+  std::fill(std::begin(wg.mfma_free_at), std::end(wg.mfma_free_at), 0);
   std::copy(id, id + 3, wg.id);
   wg.linear_id = id[0] + uint64_t(d.grid[0]) * (id[1] + uint64_t(d.grid[1]) * id[2]);
   wg.rng.seed(mix(s.options.seed ^ mix(wg.linear_id)));
@@ -235,6 +245,7 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
     w.scc = false;
     w.status = WaveStatus::Ready;
     w.ready_at = 0;
+    w.clock = 0;
     w.priority = 0;
     w.barrier_epoch = 0;
     std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0u);

@@ -91,12 +91,16 @@ uint64_t lds_clocks(uint32_t bytes) {
   return (bytes + per_clock - 1) / per_clock;
 }
 
-uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines) {
+// A wave's private (scratch) data was written by that wave and stays in the
+// write-back L2: an L2 hit, not the grid's L2-miss-weighted latency.
+uint64_t vmem_completion(WaveSim& w, Cu& cu, uint64_t now, uint32_t lines, bool wave_private) {
   const uint64_t bytes = uint64_t(std::max<uint32_t>(lines, 1)) * as_int(param::kCacheLineBytes);
   const uint64_t busy = (bytes + as_int(param::kL1BytesPerClock) - 1) / as_int(param::kL1BytesPerClock);
   const uint64_t start = std::max(now, cu.vmem_free_at);
   cu.vmem_free_at = start + busy;
-  uint64_t done = start + busy + cu.global_latency;
+  const uint64_t latency =
+      wave_private ? std::min<uint64_t>(cu.global_latency, as_int(param::kL2HitLatency)) : cu.global_latency;
+  uint64_t done = start + busy + latency;
   if (!w.vm.empty()) done = std::max(done, w.vm.back());
   return done;
 }
@@ -233,7 +237,7 @@ class Simulation {
       case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
       case Kind::vmem_load:
       case Kind::vmem_store:
-        w.vm.push_back(vmem_completion(w, cu_, now, e.cost));
+        w.vm.push_back(vmem_completion(w, cu_, now, e.cost, t.wave_private));
         if (t.lds_dma_bytes) cu_.dma_writes.push({w.vm.back(), lds_clocks(t.lds_dma_bytes)});
         if (t.kind == Kind::vmem_store) result_.stored_bytes += uint64_t(e.cost) * as_int(param::kCacheLineBytes);
         break;

@@ -77,6 +77,7 @@ std::vector<InstTiming> classify(const emu::Program& program) {
     InstTiming& t = out[i];
     t.kind = kind_of(in, program.names[i]);
     t.category = category_of(t.kind);
+    t.wave_private = starts_with(program.names[i], "SCRATCH_");
     const uint32_t imm = static_cast<uint32_t>(in.offset);
     switch (t.kind) {
       case Kind::waitcnt:  // gfx9: vmcnt bits 3:0 and 15:14, lgkmcnt 11:8

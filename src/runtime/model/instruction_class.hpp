@@ -36,6 +36,7 @@ struct InstTiming {
   uint16_t dst_first = 0, dst_count = 0;  // MFMA result registers (unified file)
   uint16_t acc_first = 0, acc_count = 0;  // MFMA srcC
   uint16_t lds_dma_bytes = 0;             // LDS-DMA load: bytes it writes into LDS (64 lanes)
+  bool wave_private = false;              // scratch_*: the wave's own spill / stack data
 };
 
 std::vector<InstTiming> classify(const emu::Program& program);

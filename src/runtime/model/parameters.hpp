@@ -3,6 +3,7 @@
 // table in docs/model.md is this table; `kParameters` lists it for printing.
 #include <string_view>
 
+#include "common/latencies.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4::model {
@@ -46,7 +47,7 @@ inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5,
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.32e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.39e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
@@ -65,7 +66,7 @@ inline constexpr Parameter kIssuePeriod{"issue_period", 4, "clocks",
                                         "clock); assumed unchanged on CDNA 4"};
 inline constexpr Parameter kTakenBranchPenalty{"taken_branch_penalty", 8, "clocks", "assumed (instruction refetch)"};
 // Pipes
-inline constexpr Parameter kClocksPerMfmaPass{"clocks_per_mfma_pass", 4, "clocks",
+inline constexpr Parameter kClocksPerMfmaPass{"clocks_per_mfma_pass", gfx950::kClocksPerMfmaPass, "clocks",
                                               "LLVM SISchedule.td (gfx940+ XDL write latency = 4 x passes); "
                                               "passes per kind in common/mfma_table.hpp"};
 inline constexpr Parameter kMfmaResultExtra{"mfma_result_extra", 2, "clocks",
@@ -77,20 +78,26 @@ inline constexpr Parameter kTranscendentalClocks{
     "used by gfx950's SIDPGFX950FullSpeedModel: WriteTrans32 4 against Write32Bit 1 (\"1 / (operations / "
     "cycle) / 4\"); no gfx950 figure says otherwise"};
 inline constexpr Parameter kValuLatency{"valu_latency", 4, "clocks", "assumed (wave64 over 16 lanes per clock)"};
-inline constexpr Parameter kSmemLatency{"smem_latency", 64, "clocks", "assumed (scalar cache hit)"};
+inline constexpr Parameter kSmemLatency{"smem_latency", gfx950::kScalarCacheLatencyClocks, "clocks",
+                                        "common/latencies.hpp (assumed: scalar cache hit)"};
 inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assumed"};
 // LDS
 inline constexpr Parameter kLdsBanks{"lds_banks", gfx950::kLdsBanks, "banks of 4 bytes",
                                      "common/limits.hpp; one bank access per bank per clock"};
-inline constexpr Parameter kLdsLatency{"lds_latency", 64, "clocks",
-                                       "assumed (published CDNA 3 microbenchmarks put LDS at 60-130 clocks)"};
+inline constexpr Parameter kLdsLatency{"lds_latency", gfx950::kLdsLatencyClocks, "clocks",
+                                       "common/latencies.hpp (assumed: published CDNA 3 microbenchmarks put LDS "
+                                       "at 60-130 clocks)"};
 // Vector memory
 inline constexpr Parameter kCacheLineBytes{"cache_line", 128, "bytes", "AMD CDNA 3 ISA guide / white paper (128 B L2 line)"};
-inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 64, "bytes/clock per CU",
-                                            "AMD GCN white paper (64 B/clock L1); assumed for CDNA 4"};
-inline constexpr Parameter kL2HitLatency{"l2_hit_latency", 500, "clocks", "assumed (loaded L2 hit)"};
-inline constexpr Parameter kL2MissLatency{"l2_miss_latency", 900, "clocks", "assumed (loaded MALL hit)"};
-inline constexpr Parameter kHbmLatency{"hbm_latency", 1200, "clocks", "assumed (loaded HBM access)"};
+inline constexpr Parameter kL1BytesPerClock{"vector_memory_bytes_per_clock", 128, "bytes/clock per CU",
+                                            "ROCm Compute Profiler's gfx950 speed-of-light: vL1D peak one 128-byte "
+                                            "line a clock per CU (max_sclk x 128 x CUs)"};
+inline constexpr Parameter kL2HitLatency{"l2_hit_latency", gfx950::kL2HitLatencyClocks, "clocks",
+                                         "common/latencies.hpp (assumed: loaded L2 hit)"};
+inline constexpr Parameter kL2MissLatency{"l2_miss_latency", gfx950::kMallHitLatencyClocks, "clocks",
+                                          "common/latencies.hpp (assumed: loaded MALL hit)"};
+inline constexpr Parameter kHbmLatency{"hbm_latency", gfx950::kHbmLatencyClocks, "clocks",
+                                       "common/latencies.hpp (assumed: loaded HBM access)"};
 }  // namespace param
 
 inline constexpr const Parameter* kParameters[] = {
