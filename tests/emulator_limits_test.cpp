@@ -12,22 +12,11 @@
 
 using namespace cdna4;
 using cdna4::test::error_of;
+using cdna4::test::limit_error_of;
 
 namespace {
 
-Kernel endless() {
-  return Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source("  s_nop 0\nloop:\n  s_branch loop\n")));
-}
-
-template <class F>
-std::string limit_error_of(F f) {
-  try {
-    f();
-  } catch (const LimitError& e) {
-    return e.what();
-  }
-  return "no LimitError";
-}
+Kernel endless() { return Kernel::from_hsaco(emutest::endless_hsaco()); }
 
 }  // namespace
 

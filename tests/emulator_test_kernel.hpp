@@ -126,6 +126,11 @@ inline std::vector<uint8_t> mfma_only_hsaco(int count = 4) {
   return codegen::build_hsaco(kernel_source(body, shape), "k.s");
 }
 
+// A kernel that never ends: s_branch to itself (kernel "k").
+inline std::vector<uint8_t> endless_hsaco() {
+  return codegen::build_hsaco(kernel_source("  s_nop 0\nloop:\n  s_branch loop\n"), "k.s");
+}
+
 // Host buffers whose addresses go into the kernarg segment in order.
 class Args {
  public:

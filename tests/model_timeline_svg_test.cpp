@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "../tools/output_file.hpp"
 #include "../tools/timeline_svg.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/runtime.hpp"
@@ -255,6 +256,7 @@ TEST_CASE("cdna4-gemm and cdna4-run --timeline: with --trace, only on the model 
   CHECK_THAT(svg, Catch::Contains("modeled gfx950 timeline: pingpong_256x256x64_w8 256x256x512"));
   CHECK_THAT(test::read_text_file(dir.file("t.json")), Catch::Contains("\"traceEvents\""));
   CHECK(!std::filesystem::exists(dir.file("t.svg.partial")));
+  CHECK(dir.entry_count() == 2);  // t.json and t.svg, no temporary beside them
 
   auto refused = test::run_command({tool("cdna4-gemm"), s, "--shape", "256x256x128", "--timeline", dir.file("u.svg")});
   CHECK(refused.status == 2);

@@ -7,6 +7,7 @@
 
 #include "codegen/schedule/geometry.hpp"
 #include "schedule_test_support.hpp"
+#include "support/process.hpp"
 
 using namespace cdna4;
 
@@ -92,4 +93,14 @@ TEST_CASE("duplicate keys are errors naming the key and its path", "[schedule][p
 TEST_CASE("a schedule path that is not a regular file is refused before reading", "[schedule][parser][limits]") {
   CHECK_THROWS_WITH(load_schedule("/dev/zero"), "/dev/zero: not a regular file");
   CHECK_THROWS_WITH(load_schedule("/"), "/: not a regular file");
+}
+
+TEST_CASE("schedule text past 16 MiB is refused as a file of that size is", "[schedule][parser][limits]") {
+  const std::string shipped = test::read_text_file(test::source_path("schedules/baseline_256x256x64_w8.json"));
+  std::string padded = shipped;
+  padded.insert(padded.find('{') + 1, (size_t(16) << 20) + 1 - shipped.size(), ' ');
+  REQUIRE(padded.size() == (size_t(16) << 20) + 1);
+  CHECK_THAT(parse_error(padded), Catch::Contains("larger than 16777216 bytes"));
+  padded.erase(1, 1);  // exactly 16 MiB: parsed
+  CHECK(parse_schedule(padded, "sched.json").name == parse_schedule(shipped).name);
 }

@@ -22,6 +22,7 @@
 #include "cli_conventions.hpp"
 #include "cli_names.hpp"
 #include "input_file.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -48,6 +49,8 @@ const char* kUsage =
     "  --version            print the version\n"
     "  -h, --help           this text\n"
     "\n"
+    "The output may not be the input; it is written whole or not at all (a temporary\n"
+    "renamed into place; a device or pipe such as /dev/stdout is written directly).\n"
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --verify rejected the schedule.\n";
 
 struct Options {
@@ -65,9 +68,7 @@ std::string read_text(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) throw cdna4::Error("cannot write " + path);
+  cdna4::tools::write_file_whole(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -84,7 +85,7 @@ Options parse(int argc, char** argv) {
     };
     if (a == "-h" || a == "--help") { std::cout << kUsage; std::exit(0); }
     else if (a == "--version") { cdna4::tools::print_version("cdna4-asmgen"); std::exit(0); }
-    else if (a == "-o") o.output = value("-o");
+    else if (a == "-o") o.output = cdna4::tools::output_path<UsageError>(value("-o"), a);
     else if (a == "--emit") o.emit = value("--emit");
     else if (a == "--print-metadata") o.print_metadata = true;
     else if (a == "--picture") o.picture = true;
@@ -117,6 +118,7 @@ Options parse(int argc, char** argv) {
         {"obj", ".o"}, {"hsaco", ".hsaco"}, {"asm", ".s"}, {"metadata", ".yaml"}};
     o.output = stem + ext.at(o.emit);
   }
+  cdna4::tools::check_outputs<UsageError>({{o.input, "the input"}}, {{o.output, "the output"}});
   return o;
 }
 

@@ -28,6 +28,7 @@
 #include "launch_progress.hpp"
 #include "input_file.hpp"
 #include "model_output.hpp"
+#include "output_file.hpp"
 #include "report_output.hpp"
 #include "timeline_svg.hpp"
 
@@ -95,6 +96,9 @@ const char* kUsage =
     "                            Chrome trace-event format (Perfetto, chrome://tracing)\n"
     "  --timeline FILE.svg       model device: draw two steady-state loop trips of that\n"
     "                            timeline, a row per wave grouped by SIMD\n"
+    "  --max-trace-bytes SIZE    model device: host bytes the recorded instruction traces and\n"
+    "                            the timeline may hold (suffix K, M or G; default 2G; 0: no\n"
+    "                            limit); past it the run stops with an error\n"
     "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
     "                            at most 4096)\n"
     "  --check                   compare every element with the CPU reference (one fp32\n"
@@ -106,6 +110,9 @@ const char* kUsage =
     "  --version                 print the version\n"
     "  -h, --help                this text\n"
     "\n"
+    "Outputs (-o, --trace, --timeline) must name different files, none of them an input;\n"
+    "each is written whole or not at all (through a temporary renamed into place once\n"
+    "every output is written; a device or pipe such as /dev/stdout is written directly).\n"
     "Race reports (emulator) print one line each, as cdna4-run does.\n"
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported,\n"
     "130 stopped by Ctrl-C (nothing written).\n";
@@ -120,6 +127,7 @@ struct Options {
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint64_t seed = 1, batch = 1;
   uint64_t max_bytes = kDefaultMaxBytes;
+  std::optional<uint64_t> max_trace_bytes;
   std::optional<float> alpha, beta;
   std::string c_in, bias;
   std::optional<cdna4::Activation> activation;
@@ -144,7 +152,7 @@ Options parse(int argc, char** argv) {
     };
     if (arg == "-h" || arg == "--help") { std::cout << fmt::format(fmt::runtime(kUsage), cdna4::activations::names("|")); std::exit(0); }
     else if (arg == "--version") { cdna4::tools::print_version("cdna4-gemm"); std::exit(0); }
-    else if (arg == "-o") o.c_out = value();
+    else if (arg == "-o") o.c_out = cdna4::tools::output_path<UsageError>(value(), arg);
     else if (arg == "--shape") o.shape = value();
     else if (arg == "--out-type") o.out_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
     else if (arg == "--device") o.device = value();
@@ -152,9 +160,10 @@ Options parse(int argc, char** argv) {
     else if (arg == "--b") o.b = value();
     else if (arg == "--a-scale") o.a_scale = value();
     else if (arg == "--b-scale") o.b_scale = value();
-    else if (arg == "--c-out") o.c_out = value();
+    else if (arg == "--c-out") o.c_out = cdna4::tools::output_path<UsageError>(value(), arg);
     else if (arg == "--data") o.data = value();
     else if (arg == "--max-bytes") o.max_bytes = cdna4::tools::parse_size<UsageError>(value(), arg);
+    else if (arg == "--max-trace-bytes") o.max_trace_bytes = cdna4::tools::parse_size<UsageError>(value(), arg);
     else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
     else if (arg == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value(), arg);
     else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
@@ -178,8 +187,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
     else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), arg);
     else if (arg == "--model-only") o.model_only = true;
-    else if (arg == "--trace") o.trace = value();
-    else if (arg == "--timeline") o.timeline = value();
+    else if (arg == "--trace") o.trace = cdna4::tools::output_path<UsageError>(value(), arg);
+    else if (arg == "--timeline") o.timeline = cdna4::tools::output_path<UsageError>(value(), arg);
     else if (arg == "--json") o.json = true;
     else if (arg == "--quiet") o.quiet = true;
     else if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg + " (see --help)");
@@ -198,8 +207,13 @@ Options parse(int argc, char** argv) {
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
   if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
   if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
+  if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");
   if (o.model_only && (o.check || !o.c_out.empty()))
     throw UsageError("--model-only leaves C incomplete: it cannot go with --check or --c-out");
+  cdna4::tools::check_outputs<UsageError>(
+      {{o.schedule, "the schedule"}, {o.a, "--a"}, {o.b, "--b"}, {o.a_scale, "--a-scale"}, {o.b_scale, "--b-scale"},
+       {o.c_in, "--c-in"}, {o.bias, "--bias"}},
+      {{o.c_out, "-o"}, {o.trace, "--trace"}, {o.timeline, "--timeline"}});
   return o;
 }
 
@@ -428,6 +442,7 @@ int main(int argc, char** argv) {
     config.threads = o.threads;
     config.model_only = o.model_only;
     config.model_timeline = o.device == "model";  // one CU's slices: the steady-state figures
+    config.max_trace_bytes = o.max_trace_bytes.value_or(config.max_trace_bytes);
     cdna4::Device device = cdna4::Device::open(o.device, config);
     cdna4::LaunchOptions launch;
     launch.max_instructions = o.max_instructions;
@@ -455,15 +470,15 @@ int main(int argc, char** argv) {
     if (o.check)
       diff = cdna4::differing_elements(run.c, cdna4::reference(schedule, problem, o.mfma_policy),
                                        size_t(cdna4::element_bytes(out)));
-    if (!o.c_out.empty()) {
-      std::ofstream f(o.c_out, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(run.c.data()), std::streamsize(run.c.size()));
-      if (!f) throw cdna4::Error("cannot write " + o.c_out);
-    }
-    if (run.launch.model && !o.trace.empty()) cdna4::tools::write_chrome_trace(o.trace, *run.launch.model);
+    cdna4::tools::OutputFiles outputs;
+    if (!o.c_out.empty())
+      outputs.stage(o.c_out, std::string_view(reinterpret_cast<const char*>(run.c.data()), run.c.size()));
+    if (run.launch.model && !o.trace.empty())
+      outputs.stage(o.trace, [&](std::ostream& out) { cdna4::tools::chrome_trace(out, *run.launch.model); });
     if (run.launch.model && !o.timeline.empty())
-      cdna4::tools::write_timeline_svg(o.timeline, *run.launch.model,
-                                       fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
+      outputs.stage(o.timeline, cdna4::tools::timeline_svg(*run.launch.model,
+                                                           fmt::format("{} {}x{}x{}", schedule.name, m, n, k)));
+    outputs.commit();
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
     print_report(o, schedule, problem.shape, out, device.name(), config.max_races, run, wall, diff);

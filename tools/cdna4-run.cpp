@@ -24,6 +24,7 @@
 #include "raw_kernarg.hpp"
 #include "report_output.hpp"
 #include "model_output.hpp"
+#include "output_file.hpp"
 #include "timeline_svg.hpp"
 
 namespace {
@@ -43,6 +44,9 @@ Runs one kernel of a code object and writes its output buffers to files.
                           the Chrome trace-event format (Perfetto, chrome://tracing)
   --timeline FILE.svg     model device: draw two steady-state loop trips of that
                           timeline, a row per wave grouped by SIMD
+  --max-trace-bytes SIZE  model device: host bytes the recorded instruction traces and
+                          the timeline may hold (suffix K, M or G; default 2G; 0: no
+                          limit); past it the run stops with an error
   --model-only            model device: run only the workgroups the model times
                           (its probes), not the whole grid: the modeled time in
                           seconds at any size; outputs stay incomplete (no --out)
@@ -56,8 +60,11 @@ Runs one kernel of a code object and writes its output buffers to files.
   --fill ARG=random:SEED  fill the buffer with fp32 values uniform in [-1, 1)
   --fill ARG=random-bf16:SEED   the same as bf16
   --fill ARG=zero         fill the buffer with zeros
-  --arg ARG=VALUE         by_value argument: an integer (decimal or 0x hex) or a
-                          float (with '.', 'e', 'inf' or 'nan'); its size comes from the metadata
+  --arg ARG=VALUE         by_value argument: an integer (decimal or 0x hex), or a
+                          float when the metadata's .type_name says it is one;
+                          its size comes from the metadata
+  --arg ARG=f32:VALUE     a float for an argument whose type the metadata does not
+  --arg ARG=f64:VALUE     name (clang's HIP code objects, cdna4's alpha and beta)
   --arg ARG=@FILE         by_value argument (e.g. a struct) from FILE's bytes, or
   --arg ARG=hex:0011..    from hex digits; the size must match the metadata
   --out ARG=FILE          write the buffer to FILE after the run
@@ -92,7 +99,10 @@ Raw kernarg (kernels without argument metadata, or taking one opaque block):
   --help                  this text
 
 Files are read only when they are regular files (not a directory, device or
-pipe); a code object holds at most 256M bytes.
+pipe); a code object holds at most 256M bytes. Outputs (--out, --trace, --timeline)
+must name different files, none of them an input; each is written whole or not at
+all (through a temporary renamed into place once every output is written; a device
+or pipe such as /dev/stdout is written directly).
 ARG is an argument's metadata name (clang's ".coerce" suffix may be left out)
 or its position among the explicit arguments: #0, #1, ...
 Reports are grouped by (kind, rule, pc): one line per group, the first occurrence's
@@ -120,6 +130,7 @@ struct Options {
   std::optional<uint64_t> seed;
   std::optional<uint64_t> max_instructions;
   std::optional<double> timeout;
+  std::optional<uint64_t> max_trace_bytes;
   size_t max_races = cdna4::EmulatorConfig{}.max_races;
   bool instant = false;
   bool timed = false;
@@ -176,6 +187,18 @@ void split_assignment(const std::string& flag, const std::string& text, std::map
     throw UsageError(fmt::format("{} given twice for {}", flag, name));
 }
 
+// No output may name an input or another output.
+void check_files(const Options& o) {
+  std::vector<cdna4::tools::NamedFile> inputs = {{o.hsaco, "the code object"}, {o.kernarg_file.value_or(""), "--kernarg"}};
+  for (const auto& [name, spec] : o.bufs)
+    if (spec != "null" && !is_size_spec(spec)) inputs.push_back({spec, "--buf " + name});
+  for (const auto& [name, value] : o.args)
+    if (value.starts_with("@")) inputs.push_back({value.substr(1), "--arg " + name});
+  std::vector<cdna4::tools::NamedFile> outputs = {{o.trace, "--trace"}, {o.timeline, "--timeline"}};
+  for (const auto& [name, path] : o.outs) outputs.push_back({path, "--out " + name});
+  cdna4::tools::check_outputs<UsageError>(inputs, outputs);
+}
+
 Options parse_command_line(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -207,8 +230,9 @@ Options parse_command_line(int argc, char** argv) {
     else if (a == "--model-only") o.model_only = true;
     else if (a == "--max-races") o.max_races = parse_uint(value(), "--max-races");
     else if (a == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), a);
-    else if (a == "--trace") o.trace = value();
-    else if (a == "--timeline") o.timeline = value();
+    else if (a == "--trace") o.trace = cdna4::tools::output_path<UsageError>(value(), a);
+    else if (a == "--timeline") o.timeline = cdna4::tools::output_path<UsageError>(value(), a);
+    else if (a == "--max-trace-bytes") o.max_trace_bytes = parse_size(value(), "--max-trace-bytes");
     else if (a == "--max-instructions") o.max_instructions = parse_uint(value(), "--max-instructions");
     else if (a == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), "--timeout");
     else if (a == "--kernarg") o.kernarg_file = value();
@@ -229,10 +253,12 @@ Options parse_command_line(int argc, char** argv) {
   if (!o.block) throw UsageError("--block is required");
   if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
   if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
+  if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
   if (o.model_only && !o.outs.empty())
     throw UsageError("--model-only leaves the outputs incomplete: it cannot go with --out");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
+  check_files(o);
   return o;
 }
 
@@ -280,10 +306,9 @@ std::vector<uint8_t> read_file_of_size(const std::string& path, size_t expected_
   return read_file(path, expected_size, "--arg file");
 }
 
-void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) throw Error("cannot write " + path);
+void stage_buffer(cdna4::tools::OutputFiles& outputs, const std::string& path, const cdna4::Buffer& buffer) {
+  const std::vector<uint8_t> bytes = buffer.download<uint8_t>();
+  outputs.stage(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 void fill(std::vector<uint8_t>& bytes, const std::string& how, const std::string& key) {
@@ -303,27 +328,60 @@ void fill(std::vector<uint8_t>& bytes, const std::string& how, const std::string
   }
 }
 
+// What the metadata's .type_name says a by_value argument holds.
+enum class ScalarKind { unknown, integer, floating };
+
+ScalarKind scalar_kind(const cdna4::KernelArg& arg) {
+  const std::string& t = arg.type_name;
+  if (t.empty() || t.find('*') != std::string::npos) return ScalarKind::unknown;
+  for (const char* word : {"float", "double", "half", "_Float16", "__fp16", "bfloat"})
+    if (t.find(word) != std::string::npos) return ScalarKind::floating;
+  for (const char* word : {"int", "long", "short", "char", "size_t", "unsigned", "bool"})
+    if (t.find(word) != std::string::npos) return ScalarKind::integer;
+  return ScalarKind::unknown;
+}
+
+std::vector<uint8_t> float_bytes(const std::string& number, size_t size, const std::string& where) {
+  char* end = nullptr;
+  const double d = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end || (size != 4 && size != 8))
+    throw UsageError(fmt::format("{}: '{}' is not a {}-byte float", where, number, size));
+  std::vector<uint8_t> bytes(size);
+  if (size == 4) {
+    const float f = float(d);
+    std::memcpy(bytes.data(), &f, 4);
+  } else {
+    std::memcpy(bytes.data(), &d, 8);
+  }
+  return bytes;
+}
+
+// A by_value argument: an integer; a float when the metadata's .type_name says
+// so, or written f32:VALUE / f64:VALUE (clang's HIP metadata names no types, so
+// a float literal for an argument of unknown type could put float bits in an int).
 cdna4::Arg scalar(const cdna4::KernelArg& arg, const std::string& text, const std::string& key) {
+  const std::string where = "--arg " + key;
   if (auto raw = cdna4::tools::parse_raw_bytes(text, arg.size, "--arg " + key, read_file_of_size))
     return cdna4::Arg::bytes(std::move(*raw));
-  bool is_float = text.find_first_of(".eEn") != std::string::npos && !text.starts_with("0x") &&
-                  !text.starts_with("-0x");
-  auto bad = [&] { return UsageError(fmt::format("--arg {}={}: not a {}-byte {}", key, text, arg.size, is_float ? "float" : "integer")); };
-  std::vector<uint8_t> bytes(arg.size);
-  if (is_float) {
-    char* end = nullptr;
-    double d = std::strtod(text.c_str(), &end);
-    if (*end) throw bad();
-    if (arg.size == 4) {
-      float f = float(d);
-      std::memcpy(bytes.data(), &f, 4);
-    } else if (arg.size == 8) {
-      std::memcpy(bytes.data(), &d, 8);
-    } else {
-      throw bad();
+  const ScalarKind kind = scalar_kind(arg);
+  for (const auto& [prefix, size] : {std::pair{"f32:", 4u}, std::pair{"f64:", 8u}})
+    if (text.starts_with(prefix)) {
+      if (kind == ScalarKind::integer)
+        throw UsageError(fmt::format("{}: '{}' is a float, but the argument is an integer ({})", where, text, arg.type_name));
+      if (arg.size != size) throw UsageError(fmt::format("{}: '{}' has {} bytes, the argument {}", where, text, size, arg.size));
+      return cdna4::Arg::bytes(float_bytes(text.substr(4), size, where));
     }
-    return cdna4::Arg::bytes(std::move(bytes));
-  }
+  const bool is_float = text.find_first_of(".eEn") != std::string::npos && !text.starts_with("0x") &&
+                        !text.starts_with("-0x");
+  if (kind == ScalarKind::floating) return cdna4::Arg::bytes(float_bytes(text, arg.size, where));
+  if (is_float && kind == ScalarKind::integer)
+    throw UsageError(fmt::format("{}: '{}' is a float, but the argument is an integer ({})", where, text, arg.type_name));
+  if (is_float)
+    throw UsageError(fmt::format("{}: '{}' is a float, but the metadata does not say the argument is one (no "
+                                 ".type_name) and an integer would get float bits; write f{}:{} for a float",
+                                 where, text, arg.size == 8 ? 64 : 32, text));
+  auto bad = [&] { return UsageError(fmt::format("{}={}: not a {}-byte integer", where, text, arg.size)); };
+  std::vector<uint8_t> bytes(arg.size);
   bool negative = text.starts_with("-");
   uint64_t magnitude = parse_uint(text.substr(negative ? 1 : 0), "--arg " + key);
   if (arg.size == 0 || arg.size > 8) throw bad();
@@ -448,6 +506,7 @@ cdna4::Device open_device(const Options& o) {
   config.max_races = o.max_races;
   config.mfma_policy = o.mfma_policy;
   config.model_timeline = !o.trace.empty() || !o.timeline.empty();
+  config.max_trace_bytes = o.max_trace_bytes.value_or(config.max_trace_bytes);
   if (o.seed) config.seed = *o.seed;
   return cdna4::Device::open(o.device, config);
 }
@@ -477,7 +536,7 @@ cdna4::LaunchOptions launch_options(const Options& o) {
 }
 
 int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& device,
-           const cdna4::LaunchStats& stats);
+           const cdna4::LaunchStats& stats, cdna4::tools::OutputFiles& outputs);
 int run_raw(const Options& o, const cdna4::Kernel& kernel);
 
 int run(const Options& o) {
@@ -535,8 +594,9 @@ int run(const Options& o) {
 
   cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, args, launch_options(o));
   progress->finish();
-  for (const auto& [position, path] : out_of) write_file(path, buffers[position].download<uint8_t>());
-  return report(o, kernel, device, stats);
+  cdna4::tools::OutputFiles outputs;
+  for (const auto& [position, path] : out_of) stage_buffer(outputs, path, buffers[position]);
+  return report(o, kernel, device, stats, outputs);
 }
 
 int run_raw(const Options& o, const cdna4::Kernel& kernel) {
@@ -545,15 +605,18 @@ int run_raw(const Options& o, const cdna4::Kernel& kernel) {
   cdna4::KernargBlock block = raw_block(o, device, named);
   cdna4::LaunchStats stats = device.launch(kernel, grid_of(o), *o.block, block, launch_options(o));
   progress->finish();
-  for (const auto& [name, path] : o.outs) write_file(path, named[name].download<uint8_t>());
-  return report(o, kernel, device, stats);
+  cdna4::tools::OutputFiles outputs;
+  for (const auto& [name, path] : o.outs) stage_buffer(outputs, path, named[name]);
+  return report(o, kernel, device, stats, outputs);
 }
 
 int report(const Options& o, const cdna4::Kernel& kernel, const cdna4::Device& device,
-           const cdna4::LaunchStats& stats) {
+           const cdna4::LaunchStats& stats, cdna4::tools::OutputFiles& outputs) {
   cdna4::Dim3 grid = grid_of(o);
-  if (stats.model && !o.trace.empty()) cdna4::tools::write_chrome_trace(o.trace, *stats.model);
-  if (stats.model && !o.timeline.empty()) cdna4::tools::write_timeline_svg(o.timeline, *stats.model, kernel.name());
+  if (stats.model && !o.trace.empty())
+    outputs.stage(o.trace, [&](std::ostream& out) { cdna4::tools::chrome_trace(out, *stats.model); });
+  if (stats.model && !o.timeline.empty()) outputs.stage(o.timeline, cdna4::tools::timeline_svg(*stats.model, kernel.name()));
+  outputs.commit();
   if (o.json) {
     print_json(kernel, device.name(), grid, o.global.has_value(), *o.block, stats);
     return stats.races.empty() && !stats.dropped_races ? 0 : 3;

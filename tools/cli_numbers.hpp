@@ -60,15 +60,29 @@ double parse_seconds(std::string_view text, std::string_view flag) {
   return value;
 }
 
-// A finite fp32 value ("0.5", "-2", "1e-3"): a kernel's alpha or beta.
+// A finite fp32 value ("0.5", "-2", "1e-3", "3.4028234e38"): a kernel's alpha
+// or beta. A number that rounds to infinity or, not being 0, to 0 in fp32 is
+// refused rather than silently changed.
 template <typename Failure = Error>
 float parse_float(std::string_view text, std::string_view flag) {
   double value = 0;
   const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || stop != text.data() + text.size() || !std::isfinite(value) ||
-      std::abs(value) > 3.4e38)
+  const bool whole = !text.empty() && stop == text.data() + text.size();
+  if (!whole || (ec != std::errc() && ec != std::errc::result_out_of_range) || std::isnan(value) ||
+      (ec == std::errc() && std::isinf(value)))
     throw Failure(fmt::format("{}: '{}' is not a finite fp32 number", flag, text));
-  return float(value);
+  // Out of a double's range: the text's exponent says which end.
+  const std::string lower(text);
+  const size_t e = lower.find_first_of("eE");
+  const bool tiny = ec == std::errc::result_out_of_range && e != std::string::npos && lower[e + 1] == '-';
+  constexpr double kRoundsToInfinity = 0x1.ffffffp127;  // halfway from the largest finite fp32 to 2^128
+  const bool huge = ec == std::errc() ? std::abs(value) >= kRoundsToInfinity : !tiny;
+  const float rounded = huge || tiny ? 0.0f : float(value);
+  if (huge)
+    throw Failure(fmt::format("{}: '{}' rounds to infinity in fp32 (the largest finite fp32 is 3.4028235e38)", flag, text));
+  if (rounded == 0.0f && (tiny || value != 0.0))
+    throw Failure(fmt::format("{}: '{}' rounds to 0 in fp32 (the smallest nonzero fp32 is 1.4e-45)", flag, text));
+  return rounded;
 }
 
 }  // namespace cdna4::tools

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,11 +79,18 @@ inline nlohmann::json model_json(const ModelReport& m) {
 // The modeled timeline in the Chrome trace-event format (chrome://tracing,
 // Perfetto): one process per SIMD, per wave a track of its waits and one of its
 // MFMAs; memory operations in flight as async slices. Times in microseconds of
-// the modeled clock.
-inline nlohmann::json chrome_trace(const ModelReport& m) {
+// the modeled clock. Streamed event by event: a long timeline needs no more
+// memory than its slices.
+inline void chrome_trace(std::ostream& out, const ModelReport& m) {
   auto us = [&](uint64_t clocks) { return double(clocks) * 1e6 / m.clock_hz; };
   auto tid = [](const ModelSlice& s, int track) { return int((s.workgroup * 64 + s.wave) * 2 + track); };
-  nlohmann::json events = nlohmann::json::array();
+  const nlohmann::json other = {{"what", "modeled gfx950 timeline of one CU (docs/model.md)"}, {"cycles", m.cu_cycles}};
+  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << ",\"traceEvents\":[";
+  bool first = true;
+  auto event = [&](const nlohmann::json& e) {
+    out << (first ? "" : ",") << e.dump();
+    first = false;
+  };
   std::vector<bool> named;
   uint64_t async_id = 0;
   for (const ModelSlice& s : m.timeline) {
@@ -94,9 +99,9 @@ inline nlohmann::json chrome_trace(const ModelReport& m) {
     if (!named[wave_tid / 2]) {
       named[wave_tid / 2] = true;
       const std::string wave = fmt::format("workgroup {} wave {}", s.workgroup, s.wave);
-      events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", s.simd}, {"args", {{"name", fmt::format("SIMD {}", s.simd)}}}});
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", wave_tid}, {"args", {{"name", wave}}}});
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", tid(s, 1)}, {"args", {{"name", wave + " MFMA"}}}});
+      event({{"ph", "M"}, {"name", "process_name"}, {"pid", s.simd}, {"args", {{"name", fmt::format("SIMD {}", s.simd)}}}});
+      event({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", wave_tid}, {"args", {{"name", wave}}}});
+      event({{"ph", "M"}, {"name", "thread_name"}, {"pid", s.simd}, {"tid", tid(s, 1)}, {"args", {{"name", wave + " MFMA"}}}});
     }
     const char* name = "";
     switch (s.kind) {
@@ -114,39 +119,16 @@ inline nlohmann::json chrome_trace(const ModelReport& m) {
                         s.kind == ModelSliceKind::lds;
     if (memory) {
       const uint64_t id = ++async_id;
-      nlohmann::json begin = {{"ph", "b"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
-                              {"tid", wave_tid}, {"ts", us(s.begin)}, {"args", args}};
-      events.push_back(begin);
-      events.push_back({{"ph", "e"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
-                        {"tid", wave_tid}, {"ts", us(s.end)}});
+      event({{"ph", "b"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
+             {"tid", wave_tid}, {"ts", us(s.begin)}, {"args", args}});
+      event({{"ph", "e"}, {"cat", "memory"}, {"name", name}, {"id", id}, {"pid", s.simd},
+             {"tid", wave_tid}, {"ts", us(s.end)}});
     } else {
-      events.push_back({{"ph", "X"}, {"name", name}, {"pid", s.simd}, {"tid", s.kind == ModelSliceKind::mfma ? tid(s, 1) : wave_tid},
-                        {"ts", us(s.begin)}, {"dur", us(s.end) - us(s.begin)}, {"args", args}});
+      event({{"ph", "X"}, {"name", name}, {"pid", s.simd}, {"tid", s.kind == ModelSliceKind::mfma ? tid(s, 1) : wave_tid},
+             {"ts", us(s.begin)}, {"dur", us(s.end) - us(s.begin)}, {"args", args}});
     }
   }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"},
-          {"otherData", {{"what", "modeled gfx950 timeline of one CU (docs/model.md)"}, {"cycles", m.cu_cycles}}}};
-}
-
-// Writes all of `text` or leaves no file: through a temporary beside `path`
-// renamed over it (straight into a device or pipe such as /dev/stdout).
-inline void write_file_whole(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  const bool special = fs::exists(status) && !fs::is_regular_file(status);
-  const std::string partial = special ? path : path + ".partial";
-  std::ofstream out(partial, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out || (!special && std::rename(partial.c_str(), path.c_str()) != 0)) {
-    if (!special) fs::remove(partial, ec);
-    throw Error("cannot write " + path);
-  }
-}
-
-inline void write_chrome_trace(const std::string& path, const ModelReport& m) {
-  write_file_whole(path, chrome_trace(m).dump() + "\n");
+  out << "]}\n";
 }
 
 }  // namespace cdna4::tools

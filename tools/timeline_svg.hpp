@@ -184,8 +184,4 @@ inline std::string timeline_svg(const ModelReport& m, const std::string& title) 
   return svg;
 }
 
-inline void write_timeline_svg(const std::string& path, const ModelReport& m, const std::string& title) {
-  write_file_whole(path, timeline_svg(m, title));
-}
-
 }  // namespace cdna4::tools

@@ -20,6 +20,7 @@ struct KernelArg {
   std::string address_space;  // "global", ... or empty
   uint32_t offset = 0;
   uint32_t size = 0;
+  std::string type_name;  // the source type ("int", "float") when the metadata has .type_name
 };
 
 struct KernelInfo {

@@ -113,6 +113,9 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
 // The same from schedule JSON text.
 GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape,
                         const CompileOptions& options = {});
+// Empties the compile cache (CompileOptions::use_cache). It keeps at most about
+// 64 MiB of kernels, dropping the least recently used first.
+void clear_compile_cache();
 
 // One GEMM: C = act(alpha * A x B + beta * C_in + bias), `shape.batch` of them.
 // The buffers are the caller's (the problem does not own them), densely packed

@@ -217,6 +217,10 @@ struct EmulatorConfig {
   // Model device: fill ModelReport::timeline (per wave: MFMAs, memory
   // operations in flight, waits, barriers) for a timeline view.
   bool model_timeline = false;
+  // Model device: host bytes the recorded wave-instruction traces, their copies
+  // and the timeline may hold at once; past it the launch throws LimitError.
+  // 0 means no limit.
+  uint64_t max_trace_bytes = uint64_t(2) << 30;
   // How MFMAs add their products (docs/emulator.md, "MFMA arithmetic policies"):
   // the fp32 FMA chain in k order (default) or CDNA3's measured fused groups.
   MfmaPolicy mfma_policy = MfmaPolicy::fp32_fma_chain_k_order;

@@ -91,6 +91,7 @@ struct Schedule {
 inline DataType operand_type(const Schedule& s, Operand operand) { return operand == Operand::a ? s.type_a : s.type_b; }
 
 // ---- JSON ------------------------------------------------------------------
+// A schedule's text, or its file, holds at most 16 MiB.
 Schedule parse_schedule(std::string_view json_text, const std::string& file = "<schedule>");
 Schedule load_schedule(const std::string& path);
 std::string to_json(const Schedule& schedule);  // canonical text; parse(to_json(s)) == s

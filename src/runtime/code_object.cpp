@@ -134,6 +134,7 @@ KernelArg read_arg(const Value& value, const std::string& kernel, size_t index) 
   arg.name = f.text(".name").value_or("");
   arg.value_kind = f.required_text(".value_kind");
   arg.address_space = f.text(".address_space").value_or("");
+  arg.type_name = f.text(".type_name").value_or("");
   arg.offset = f.required_number(".offset", kMaxKernargSegmentBytes);
   arg.size = f.required_number(".size", kMaxKernargSegmentBytes);
   return arg;

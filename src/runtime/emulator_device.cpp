@@ -111,7 +111,7 @@ class EmulatorBackend : public Backend {
 
     std::optional<model::LaunchModel> timing;
     if (model_) {
-      timing.emplace(kernel.info(), dispatch, config_.model_timeline);
+      timing.emplace(kernel.info(), dispatch, config_.model_timeline, config_.max_trace_bytes);
       emu_options.trace = timing->sink();
       emu_options.trace_only = config_.model_only;
     }

@@ -4,10 +4,8 @@
 #include <chrono>
 #include <cctype>
 #include <future>
+#include <optional>
 #include <system_error>
-#include <map>
-#include <unordered_map>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -15,6 +13,7 @@
 #include "cdna4/gemm.hpp"
 #include "common/limits.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/gemm/compile_cache.hpp"
 #include "common/checked.hpp"
 #include "codegen/gemm/lower_gemm.hpp"
 #include "codegen/isa/instruction.hpp"
@@ -27,9 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::mutex cache_mutex;
-std::map<std::string, GemmKernel> cache;
-std::unordered_map<std::string, GemmKernel> json_cache;
 
 struct TimedVerdict {
   VerifyReport report;
@@ -177,10 +173,9 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   const std::string name = kernel_name_for(schedule, options);
   std::string key;
   if (options.use_cache) {
-    key = cache_key(schedule, shape, name, options.verify, options.keep_assembly || options.text_assembly);
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    if (auto it = cache.find(key); it != cache.end()) {
-      GemmKernel hit = it->second;
+    key = "schedule|" + cache_key(schedule, shape, name, options.verify, options.keep_assembly || options.text_assembly);
+    if (std::optional<GemmKernel> found = detail::compile_cache().find(key)) {
+      GemmKernel& hit = *found;
       hit.stats.cached = true;
       hit.stats.total_ms = ms_since(t0);
       return hit;
@@ -253,10 +248,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   st.lds_bytes = int(lowered.spec.lds_bytes);
   model_occupancy(st, planned.waves);
   st.total_ms = ms_since(t0);
-  if (options.use_cache) {
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    cache.emplace(key, out);
-  }
+  if (options.use_cache) detail::compile_cache().insert(key, out);
   return out;
 }
 
@@ -269,22 +261,17 @@ GemmKernel compile_json(const std::string& schedule_json, const GemmShape& shape
       e ? fmt::format("{}.{}.{}.{}", e->c ? to_string(*e->c) : "-", int(e->bias), to_string(e->bias_type),
                       to_string(e->activation))
         : "";
-  const std::string key = fmt::format("{}|{}|{},{},{},{}|{}|{}{}{}|{}|{}", schedule_json, shape.to_string(), shape.lda,
+  const std::string key = fmt::format("json|{}|{}|{},{},{},{}|{}|{}{}{}|{}|{}", schedule_json, shape.to_string(), shape.lda,
                                       shape.ldb, shape.c_ld(), shape.c_in_ld(), options.kernel_name, options.verify,
                                       options.keep_assembly, options.text_assembly, epilogue_key,
                                       options.layout ? to_string(*options.layout) : "-");
-  {
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    if (auto it = json_cache.find(key); it != json_cache.end()) {
-      GemmKernel hit = it->second;
-      hit.stats.cached = true;
-      hit.stats.total_ms = ms_since(t0);
-      return hit;
-    }
+  if (std::optional<GemmKernel> hit = detail::compile_cache().find(key)) {
+    hit->stats.cached = true;
+    hit->stats.total_ms = ms_since(t0);
+    return *hit;
   }
   GemmKernel out = compile(parse_schedule(schedule_json), shape, options);
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  json_cache.emplace(key, out);
+  detail::compile_cache().insert(key, out);
   return out;
 }
 

@@ -291,6 +291,8 @@ constexpr uintmax_t kMaxScheduleBytes = uintmax_t(16) << 20;
 
 Schedule parse_schedule(std::string_view text, const std::string& file) {
   const Reader r(file);
+  if (text.size() > kMaxScheduleBytes)  // text from anywhere, as a file's size is checked before reading
+    throw ScheduleError(file, "", fmt::format("larger than {} bytes", kMaxScheduleBytes));
   detail::check_json_structure(text, file);
   json root;
   try {

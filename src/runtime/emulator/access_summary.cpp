@@ -47,7 +47,11 @@ void TraceRecorder::add_read_lines() {
     if (a.bytes == 0) continue;
     for (uint64_t line = a.address / kCacheLineBytes; line <= (a.address + a.bytes - 1) / kCacheLineBytes; ++line) {
       if (trace.read_lines.size() >= footprint_lines) return;
-      if (seen_lines.insert(line).second) trace.read_lines.push_back(line);
+      if (!seen_lines.insert(line).second) continue;
+      const size_t capacity = trace.read_lines.capacity();
+      trace.read_lines.push_back(line);
+      seen_bytes += kSeenLineBytes;
+      charge(kSeenLineBytes + int64_t((trace.read_lines.capacity() - capacity) * sizeof(uint64_t)));
     }
   }
 }

@@ -24,12 +24,23 @@ struct WorkgroupTrace {
   std::vector<uint64_t> read_lines;
 };
 
-// Receives the traces; deliver() is called from the emulator's worker threads.
+// Host bytes a trace holds (its vectors' capacities).
+inline uint64_t trace_bytes(const WorkgroupTrace& t) {
+  uint64_t bytes = t.read_lines.capacity() * sizeof(uint64_t) + t.waves.capacity() * sizeof(t.waves[0]);
+  for (const auto& wave : t.waves) bytes += wave.capacity() * sizeof(TraceEntry);
+  return bytes;
+}
+
+// Receives the traces; deliver() and charge() are called from the emulator's worker threads.
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual bool wants(uint64_t linear_workgroup) const = 0;
   virtual void deliver(WorkgroupTrace trace) = 0;
+  // Recording took (or, negative, gave back) `bytes` of host memory; false
+  // once the sink's budget is exceeded, and the run stops.
+  virtual bool charge(int64_t /*bytes*/) { return true; }
+  virtual uint64_t budget_bytes() const { return 0; }
   virtual uint32_t footprint_lines() const { return 0; }
   // A workgroup wanted only for its read footprint: in a trace-only run it
   // stops once footprint_lines() lines are recorded (its outputs are not needed).
@@ -43,8 +54,19 @@ struct LaneAccess {
   uint32_t lane = 0;
 };
 
-// Per-workgroup recording state while a traced workgroup runs.
+// Per-workgroup recording state while a traced workgroup runs. Every growth of
+// its memory is charged to the sink, given back when the recorder ends.
 struct TraceRecorder {
+  // An unordered_set node and its bucket, about.
+  static constexpr int64_t kSeenLineBytes = 40;
+  explicit TraceRecorder(TraceSink* s) : sink(s) {}
+  ~TraceRecorder() { sink->charge(-seen_bytes); }
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
+  TraceSink* sink;
+  bool over_budget = false;
+  int64_t seen_bytes = 0;
+  void charge(int64_t bytes) { over_budget |= !sink->charge(bytes); }
   WorkgroupTrace trace;
   std::vector<LaneAccess> lanes;  // of the instruction executing now
   uint32_t footprint_lines = 0;

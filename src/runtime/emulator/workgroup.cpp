@@ -118,7 +118,10 @@ void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
     uint32_t cost = 0;
     if (!t.lanes.empty())
       cost = in.async == AsyncClass::Lds ? lds_bank_cycles(t.lanes) : distinct_cache_lines(t.lanes);
-    t.trace.waves[w.id].push_back({in.id, cost});
+    std::vector<TraceEntry>& stream = t.trace.waves[w.id];
+    const size_t capacity = stream.capacity();
+    stream.push_back({in.id, cost});
+    if (stream.capacity() != capacity) t.charge(int64_t((stream.capacity() - capacity) * sizeof(TraceEntry)));
     const bool reads = in.dst[0].kind != OperandKind::None || w.wg->program->hazard[in.id].lds_dma;
     if (in.async == AsyncClass::Vector && reads && t.trace.read_lines.size() < t.footprint_lines) t.add_read_lines();
   }
@@ -157,6 +160,12 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
       in.exec(*w, in);
       if constexpr (kTraced) {
         record_issued(*wg.tracer, *w, in);
+        if (wg.tracer->over_budget) [[unlikely]]
+          throw LimitError(fmt::format("emulator: the timing model's traces passed the limit of {} bytes "
+                                       "(max_trace_bytes, --max-trace-bytes) in workgroup ({},{},{}) wave {} at "
+                                       "0x{:x} '{}'",
+                                       s.options.trace->budget_bytes(), wg.id[0], wg.id[1], wg.id[2], w->id, in.pc,
+                                       p.disasm[in.id]));
         if (wg.tracer->footprint_done()) return;
       }
       w->pc = w->next_pc;
@@ -250,9 +259,10 @@ void run_workgroup(Workgroup& wg, const WorkgroupSetup& s, const uint32_t id[3])
   wg.live_waves = num_waves;
   wg.tracer.reset();
   if (s.options.trace && s.options.trace->wants(wg.linear_id)) {
-    wg.tracer = std::make_unique<TraceRecorder>();
+    wg.tracer = std::make_unique<TraceRecorder>(s.options.trace);
     wg.tracer->trace.linear_id = wg.linear_id;
     wg.tracer->trace.waves.resize(num_waves);
+    wg.tracer->charge(int64_t(trace_bytes(wg.tracer->trace)));
     const bool probe = s.options.trace->footprint_only(wg.linear_id);
     const uint32_t cap = s.options.trace->footprint_lines();
     wg.tracer->footprint_lines = probe || cap == 0 ? cap : ~0u;  // fully traced: every line it reads

@@ -148,6 +148,8 @@ class Simulation {
     for (WaveSim& w : waves_) by_simd_[w.simd].push_back(&w);
   }
 
+  void limit_timeline(uint64_t slices) { max_slices_ = slices; }
+
   CuResult run() {
     const uint32_t simds = as_int(param::kSimdsPerCu);
     uint64_t idle_since = 0;
@@ -261,8 +263,17 @@ class Simulation {
     }
   }
 
+  // Grows the timeline by doubling up to max_slices_, never past it.
   void add_slice(const WaveSim& w, ModelSliceKind kind, uint64_t begin, uint64_t end, uint32_t pc) {
-    result_.timeline.push_back({kind, w.workgroup, w.local, w.simd, begin, end, pc});
+    std::vector<ModelSlice>& t = result_.timeline;
+    if (t.size() == t.capacity()) {
+      if (t.size() >= max_slices_)
+        throw LimitError(fmt::format("model: the timeline of one CU needs more than {} slices of {} bytes, all that "
+                                     "the limit on the model's memory leaves (max_trace_bytes, --max-trace-bytes)",
+                                     max_slices_, sizeof(ModelSlice)));
+      t.reserve(size_t(std::min<uint64_t>(max_slices_, std::max<uint64_t>(1024, 2 * t.capacity()))));
+    }
+    t.push_back({kind, w.workgroup, w.local, w.simd, begin, end, pc});
   }
 
   // Called right after execute() queued the instruction's completion.
@@ -333,6 +344,7 @@ class Simulation {
   bool barrier_changed_ = false;  // a wave reached a barrier or ended since the last check
   uint32_t workgroups_ = 0;
   bool timeline_ = false;
+  uint64_t max_slices_ = UINT64_MAX;
   Cu cu_;
   CuResult result_;
 };
@@ -341,8 +353,9 @@ class Simulation {
 
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
                      const std::vector<emu::WorkgroupTrace>& workgroups, uint32_t global_latency,
-                     bool timeline) {
+                     bool timeline, uint64_t max_timeline_slices) {
   Simulation sim(program, timing, workgroups, global_latency, timeline);
+  sim.limit_timeline(max_timeline_slices);
   return sim.run();
 }
 

@@ -29,8 +29,9 @@ struct CuResult {
 
 // Workgroups start together; their waves go to SIMDs round-robin in order.
 // `global_latency`: clocks from a vector memory access leaving the CU to its data.
+// A timeline of more than `max_timeline_slices` slices throws LimitError.
 CuResult simulate_cu(const emu::Program& program, const std::vector<InstTiming>& timing,
                      const std::vector<emu::WorkgroupTrace>& workgroups, uint32_t global_latency,
-                     bool timeline = false);
+                     bool timeline = false, uint64_t max_timeline_slices = UINT64_MAX);
 
 }  // namespace cdna4::model

@@ -6,6 +6,9 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
 #include "runtime/model/cu_model.hpp"
 #include "runtime/model/device_model.hpp"
 #include "runtime/model/instruction_class.hpp"
@@ -57,7 +60,8 @@ double passed_buffer_bytes(const emu::Dispatch& dispatch) {
   return bytes;
 }
 
-LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline)
+LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline,
+                         uint64_t max_trace_bytes)
     : kernel_(kernel),
       occupancy_(occupancy(kernel, dispatch.block[0] * dispatch.block[1] * dispatch.block[2], lds_bytes(kernel, dispatch))),
       workgroups_(uint64_t(dispatch.grid[0]) * dispatch.grid[1] * dispatch.grid[2]),
@@ -65,8 +69,9 @@ LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch
       grid_{{dispatch.grid[0], dispatch.grid[1], dispatch.grid[2]}},
       memory_bytes_(passed_buffer_bytes(dispatch)),
       timeline_(timeline),
+      max_trace_bytes_(max_trace_bytes),
       collector_(simulated_, sample_workgroups(grid_), first_round_on_one_xcd(workgroups_, occupancy_.workgroups_per_cu),
-                 as_int(param::kFootprintBytes) / as_int(param::kCacheLineBytes)) {}
+                 as_int(param::kFootprintBytes) / as_int(param::kCacheLineBytes), max_trace_bytes) {}
 
 ModelReport LaunchModel::report(const CodeObject& code) {
   std::shared_ptr<const emu::Program> program = emu::decode_program(code.text(), kernel_.accum_offset);
@@ -82,7 +87,9 @@ ModelReport LaunchModel::report(const CodeObject& code) {
   for (auto& [id, trace] : samples) read[id] = double(trace.read_lines.size()) * line;
   const GridEstimate read_bytes(grid_, read);
   const uint32_t latency = global_latency(miss, memory_bytes_, read_bytes.total());
-  CuResult cu = simulate_cu(*program, timing, resident, latency, timeline_);
+  uint64_t max_slices = UINT64_MAX;
+  if (max_trace_bytes_) max_slices = (max_trace_bytes_ - std::min(max_trace_bytes_, collector_.bytes())) / sizeof(ModelSlice);
+  CuResult cu = simulate_cu(*program, timing, resident, latency, timeline_, max_slices);
 
   // Each other sampled workgroup runs as a resident set of copies of itself;
   // one whose instruction stream and costs match an already simulated one
@@ -102,8 +109,14 @@ ModelReport LaunchModel::report(const CodeObject& code) {
   for (auto& [id, trace] : samples) {
     auto known = std::find_if(simulated.begin(), simulated.end(), [&](auto& s) { return same_stream(*s.first, trace); });
     if (known == simulated.end()) {
+      const int64_t copy_bytes = int64_t(simulated_ - 1) * int64_t(emu::trace_bytes(trace));
+      if (!collector_.charge(copy_bytes))
+        throw LimitError(fmt::format("model: {} copies of sampled workgroup {}'s trace would pass the limit of {} "
+                                     "bytes (max_trace_bytes, --max-trace-bytes)",
+                                     simulated_ - 1, id, max_trace_bytes_));
       const std::vector<emu::WorkgroupTrace> copies(simulated_, trace);
       const CuResult set = simulate_cu(*program, timing, copies, latency);
+      collector_.charge(-copy_bytes);
       for (size_t k = 0; k < cu.wave_cycles.size(); ++k) cu.wave_cycles[k] += set.wave_cycles[k];
       known = simulated.insert(simulated.end(), {&trace, per_workgroup(set, copies.size())});
     }

@@ -15,7 +15,10 @@ namespace cdna4::model {
 
 class LaunchModel {
  public:
-  LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline = false);
+  // `max_trace_bytes`: what the traces, their copies and the timeline may hold
+  // on the host at once (0: no limit); past it the run stops with LimitError.
+  LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch, bool timeline = false,
+              uint64_t max_trace_bytes = 0);
   emu::TraceSink* sink() { return &collector_; }
   // After the emulator ran the dispatch with sink().
   ModelReport report(const CodeObject& code);
@@ -28,6 +31,7 @@ class LaunchModel {
   GridShape grid_;
   double memory_bytes_;
   bool timeline_;
+  uint64_t max_trace_bytes_;
   TraceCollector collector_;
 };
 
