@@ -34,6 +34,7 @@ const char* k16 = "v_mfma_f32_16x16x32_bf16";
 
 // Forms the code generator has no builder for, written as it would write them.
 void dpp_mov(Code& c, Reg d, Reg x) { c.emit({"v_mov_b32_dpp", {d}, {x}, "quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", ""}); }
+void permlane_swap(Code& c) { c.emit({"v_permlane32_swap_b32", {v(2)}, {v(3)}, "", ""}); }  // reads and writes both
 void cmpx_all_lanes(Code& c) { c.emit({"v_cmpx_eq_u32", {vcc}, {v(1), v(1)}, "", ""}); }  // EXEC keeps every lane
 
 // One pair per rule; the pairs touch the registers of that rule only.
@@ -68,6 +69,9 @@ std::map<HazardRule, Pair> pairs() {
   p[HazardRule::ValuExecWriteBeforeDpp] = {0, {}, cmpx_all_lanes, [](Code& c) { dpp_mov(c, v(2), v(3)); }};
   p[HazardRule::ValuExecWriteBeforeLaneAccess] = {0, {}, cmpx_all_lanes,
                                                   [](Code& c) { c.v_readfirstlane_b32(s(8), v(3)); }};
+  p[HazardRule::ValuExecWriteBeforeMfma] = {0, {}, cmpx_all_lanes, mfma_acc};
+  p[HazardRule::ValuResultReadByPermlaneSwap] = {0, {}, [](Code& c) { c.v_mov_b32(v(3), imm(1)); }, permlane_swap};
+  p[HazardRule::CmpxBeforePermlaneSwap] = {0, {}, cmpx_all_lanes, permlane_swap};
   p[HazardRule::ValuSgprReadAsLaneSelect] = {
       0, {}, [](Code& c) { c.emit({"v_add_co_u32", {v(2), s(8, 2)}, {v(1), v(1)}, "", ""}); },
       [](Code& c) { c.emit({"v_readlane_b32", {s(10)}, {v(3), s(8)}, "", ""}); }};

@@ -45,6 +45,9 @@ enum class HazardRule : uint8_t {
   ValuExecWriteBeforeDpp,        // VALU EXEC write (v_cmpx, ...) -> any DPP
   ValuExecWriteBeforeLaneAccess, // VALU EXEC write -> v_readlane / v_readfirstlane / v_writelane
   ValuSgprReadAsLaneSelect,      // VALU SGPR write -> v_readlane / v_writelane lane select
+  ValuExecWriteBeforeMfma,       // VALU EXEC write -> MFMA
+  ValuResultReadByPermlaneSwap,  // VALU VGPR write -> v_permlane16/32_swap read
+  CmpxBeforePermlaneSwap,        // v_cmpx (EXEC write) -> v_permlane16/32_swap
 };
 
 // The registers or LDS bytes the two instructions share.

@@ -98,6 +98,9 @@ constexpr bool has_lane_select(std::string_view name) {
 // v_cmpx_*: a compare that also writes EXEC.
 constexpr bool is_cmpx(std::string_view name) { return detail::starts_with_upper(name, "V_CMPX"); }
 
+// v_permlane16_swap_* / v_permlane32_swap_* (gfx950's only v_permlane forms).
+constexpr bool is_permlane(std::string_view name) { return detail::starts_with_upper(name, "V_PERMLANE"); }
+
 // A DPP form: the LLVM opcode name ("V_MOV_B32_dpp") or the assembly mnemonic ("v_mov_b32_dpp").
 constexpr bool is_dpp(std::string_view name) { return detail::contains_upper(name, "_DPP"); }
 

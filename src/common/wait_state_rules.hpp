@@ -33,9 +33,9 @@ constexpr HazardClass hazard_class(InstClass c) {
 constexpr uint8_t bit(HazardClass c) { return uint8_t(1u << int(c)); }
 
 // What a producer must be beyond its class for the rule to start.
-enum class ProducerNeeds : uint8_t { none, two_passes, readlane, transcendental, m0_write, exec_write };
+enum class ProducerNeeds : uint8_t { none, two_passes, readlane, transcendental, m0_write, exec_write, cmpx };
 // What a consumer must be beyond its class.
-enum class ConsumerNeeds : uint8_t { none, not_transcendental, lds_dma, dpp, lane_access, lane_select };
+enum class ConsumerNeeds : uint8_t { none, not_transcendental, lds_dma, dpp, lane_access, lane_select, permlane };
 
 inline constexpr int kGfx950XdlExtra = 1;  // gfx950: one more wait state after an XDL result
 
@@ -100,8 +100,17 @@ inline constexpr WaitStateRule kWaitStateRules[] = {
     {HazardRule::ValuSgprReadAsLaneSelect, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::lane_select,
      0, 4, "valu-sgpr-read-as-lane-select", "VALU-written SGPR read as v_readlane/v_writelane's lane select",
      "checkRWLaneHazards: RWLaneWaitStates"},
+    {HazardRule::ValuExecWriteBeforeMfma, HC::valu, ProducerNeeds::exec_write, bit(HC::mfma), ConsumerNeeds::none, 0,
+     4, "valu-exec-write-before-mfma", "EXEC written by a VALU just before an MFMA",
+     "checkMAIHazards90A: VALUWritesExecWaitStates"},
+    {HazardRule::ValuResultReadByPermlaneSwap, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::permlane,
+     0, 2, "valu-result-read-by-permlane-swap", "VALU result read by v_permlane16/32_swap",
+     "checkPermlaneHazards (gfx950): VALUWritesVDstWaitStates"},
+    {HazardRule::CmpxBeforePermlaneSwap, HC::valu, ProducerNeeds::cmpx, bit(HC::valu), ConsumerNeeds::permlane, 0, 4,
+     "cmpx-before-permlane-swap", "EXEC written by v_cmpx just before v_permlane16/32_swap",
+     "checkPermlaneHazards (gfx950): VCmpXWritesExecWaitStates"},
 };
-static_assert(std::size(kWaitStateRules) == size_t(HazardRule::ValuSgprReadAsLaneSelect), "one row per HazardRule");
+static_assert(std::size(kWaitStateRules) == size_t(HazardRule::CmpxBeforePermlaneSwap), "one row per HazardRule");
 
 constexpr const WaitStateRule& wait_state_rule(HazardRule id) { return kWaitStateRules[int(id) - 1]; }
 
@@ -112,8 +121,8 @@ struct HazardProfile {
   HazardClass cls = HazardClass::other;
   int passes = 0;  // MFMA passes (0: an MFMA whose passes are unknown starts no rule)
   bool readlane = false, transcendental = false, writes_m0 = false, lds_dma = false;
-  bool writes_exec = false;  // a VALU: v_cmpx_*, or EXEC as a destination
-  bool dpp = false, lane_access = false, lane_select = false;  // VALU consumers of the rules above
+  bool writes_exec = false, cmpx = false;  // a VALU: v_cmpx_*, or EXEC as a destination; v_cmpx_*
+  bool dpp = false, lane_access = false, lane_select = false, permlane = false;  // VALU consumers of the rules above
 };
 
 constexpr bool producer_fits(const WaitStateRule& r, const HazardProfile& p) {
@@ -125,6 +134,7 @@ constexpr bool producer_fits(const WaitStateRule& r, const HazardProfile& p) {
     case ProducerNeeds::transcendental: return p.transcendental;
     case ProducerNeeds::m0_write: return p.writes_m0;
     case ProducerNeeds::exec_write: return p.writes_exec;
+    case ProducerNeeds::cmpx: return p.cmpx;
   }
   return false;
 }
@@ -138,6 +148,7 @@ constexpr bool consumer_fits(const WaitStateRule& r, const HazardProfile& c) {
     case ConsumerNeeds::dpp: return c.dpp;
     case ConsumerNeeds::lane_access: return c.lane_access;
     case ConsumerNeeds::lane_select: return c.lane_select;
+    case ConsumerNeeds::permlane: return c.permlane;
   }
   return false;
 }

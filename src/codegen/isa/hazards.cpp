@@ -61,11 +61,14 @@ bool operands_meet(HazardRule rule, const HazardFacts& p, const HazardFacts& c) 
     case HazardRule::M0WrittenBeforeLdsDma: return true;
     case HazardRule::TransResultReadByValu: return overlaps_any(p.defs, c.uses);
     case HazardRule::ValuResultReadByDpp:
+    case HazardRule::ValuResultReadByPermlaneSwap:
       for (const Reg& d : p.defs)
         if (d.file == RegFile::v && overlaps_any(c.uses, d)) return true;
       return false;
     case HazardRule::ValuExecWriteBeforeDpp:
-    case HazardRule::ValuExecWriteBeforeLaneAccess: return true;
+    case HazardRule::ValuExecWriteBeforeLaneAccess:
+    case HazardRule::ValuExecWriteBeforeMfma:
+    case HazardRule::CmpxBeforePermlaneSwap: return true;
     case HazardRule::ValuSgprReadAsLaneSelect: return c.lane_select.count && overlaps_any(p.defs, c.lane_select);
     case HazardRule::None: break;
   }
@@ -105,6 +108,8 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     h.dpp = gfx950::is_dpp(i.mnemonic);
     h.lane_access = gfx950::is_lane_access(i.mnemonic);
     h.lane_select = gfx950::has_lane_select(i.mnemonic);
+    h.permlane = gfx950::is_permlane(i.mnemonic);
+    h.cmpx = gfx950::is_cmpx(i.mnemonic);
   }
   h.passes = h.cls == HazardClass::mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
   if (h.cls == HazardClass::mfma && !h.passes)
@@ -122,7 +127,7 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     return std::find(f.special_defs.begin(), f.special_defs.end(), r) != f.special_defs.end();
   };
   h.writes_m0 = defines(Special::m0);
-  h.writes_exec = h.cls == HazardClass::valu && (gfx950::is_cmpx(i.mnemonic) || defines(Special::exec));
+  h.writes_exec = h.cls == HazardClass::valu && (h.cmpx || defines(Special::exec));
   const auto mask_of = [](const Reg& r) {
     const uint64_t run = r.count >= 64 ? ~uint64_t(0) : (uint64_t(1) << r.count) - 1;
     return std::rotl(run, (int(r.file) * 21 + r.index) % 64);

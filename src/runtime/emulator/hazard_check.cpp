@@ -43,7 +43,9 @@ gfx950::HazardProfile profile_of(const Inst& in, std::string_view name) {
     t.dpp = gfx950::is_dpp(name);
     t.lane_access = gfx950::is_lane_access(name);
     t.lane_select = gfx950::has_lane_select(name);
-    t.writes_exec = gfx950::is_cmpx(name) || writes(in.dst[0], sreg::kExecLo) || writes(in.dst[1], sreg::kExecLo);
+    t.permlane = gfx950::is_permlane(name);
+    t.cmpx = gfx950::is_cmpx(name);
+    t.writes_exec = t.cmpx || writes(in.dst[0], sreg::kExecLo) || writes(in.dst[1], sreg::kExecLo);
   } else if (t.cls == HazardClass::vmem) {
     t.lds_dma = gfx950::is_lds_dma_opcode(name);
   }
@@ -107,7 +109,8 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
     case HazardRule::MfmaResultReadByValuOrMemory:
     case HazardRule::ValuResultReadByMfma:
     case HazardRule::TransResultReadByValu:
-    case HazardRule::ValuResultReadByDpp: return writes_into(p, c, true, true);
+    case HazardRule::ValuResultReadByDpp:
+    case HazardRule::ValuResultReadByPermlaneSwap: return writes_into(p, c, true, true);
     case HazardRule::MfmaResultOverwrittenByValu: return writes_into(p, c, false, true);
     case HazardRule::MfmaResultReadAsSrcAB:
       if (auto a = common(c.src[0], d)) return a;
@@ -134,7 +137,9 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
     case HazardRule::ReadlaneSgprReadByValu: return writes_into(p, c, true, false);
     case HazardRule::M0WrittenBeforeLdsDma: return Regs{sreg::kM0, 1, false};
     case HazardRule::ValuExecWriteBeforeDpp:
-    case HazardRule::ValuExecWriteBeforeLaneAccess: return Regs{sreg::kExecLo, 2, false};
+    case HazardRule::ValuExecWriteBeforeLaneAccess:
+    case HazardRule::ValuExecWriteBeforeMfma:
+    case HazardRule::CmpxBeforePermlaneSwap: return Regs{sreg::kExecLo, 2, false};
     case HazardRule::ValuSgprReadAsLaneSelect:  // src1: v_readlane's and v_writelane's lane select
       for (int i = 0; i < p.num_access; ++i)
         if (p.access[i].write)
