@@ -32,6 +32,11 @@ void zero_descriptor(Code& c) {  // an all-zero V#: every lane out of range, loa
 
 const char* k16 = "v_mfma_f32_16x16x32_bf16";
 
+// Forms the code generator has no builder for, written as it would write them.
+void dpp_mov(Code& c, Reg d, Reg x) { c.emit({"v_mov_b32_dpp", {d}, {x}, "quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", ""}); }
+void permlane_swap(Code& c) { c.emit({"v_permlane32_swap_b32", {v(2)}, {v(3)}, "", ""}); }  // reads and writes both
+void cmpx_all_lanes(Code& c) { c.emit({"v_cmpx_eq_u32", {vcc}, {v(1), v(1)}, "", ""}); }  // EXEC keeps every lane
+
 // One pair per rule; the pairs touch the registers of that rule only.
 std::map<HazardRule, Pair> pairs() {
   std::map<HazardRule, Pair> p;
@@ -59,6 +64,17 @@ std::map<HazardRule, Pair> pairs() {
                                           }};
   p[HazardRule::TransResultReadByValu] = {0, {}, [](Code& c) { c.v_exp_f32(v(2), v(3)); },
                                           [](Code& c) { c.v_add_f32(v(4), v(2), v(3)); }};
+  p[HazardRule::ValuResultReadByDpp] = {0, {}, [](Code& c) { c.v_mov_b32(v(3), imm(1)); },
+                                        [](Code& c) { dpp_mov(c, v(2), v(3)); }};
+  p[HazardRule::ValuExecWriteBeforeDpp] = {0, {}, cmpx_all_lanes, [](Code& c) { dpp_mov(c, v(2), v(3)); }};
+  p[HazardRule::ValuExecWriteBeforeLaneAccess] = {0, {}, cmpx_all_lanes,
+                                                  [](Code& c) { c.v_readfirstlane_b32(s(8), v(3)); }};
+  p[HazardRule::ValuExecWriteBeforeMfma] = {0, {}, cmpx_all_lanes, mfma_acc};
+  p[HazardRule::ValuResultReadByPermlaneSwap] = {0, {}, [](Code& c) { c.v_mov_b32(v(3), imm(1)); }, permlane_swap};
+  p[HazardRule::CmpxBeforePermlaneSwap] = {0, {}, cmpx_all_lanes, permlane_swap};
+  p[HazardRule::ValuSgprReadAsLaneSelect] = {
+      0, {}, [](Code& c) { c.emit({"v_add_co_u32", {v(2), s(8, 2)}, {v(1), v(1)}, "", ""}); },
+      [](Code& c) { c.emit({"v_readlane_b32", {s(10)}, {v(3), s(8)}, "", ""}); }};
   return p;
 }
 
@@ -157,4 +173,27 @@ TEST_CASE("instruction classes: assembly mnemonics and LLVM opcode names agree",
   CHECK(gfx950::is_lds_dma_opcode("BUFFER_LOAD_DWORD_LDS_OFFEN"));
   CHECK(!gfx950::is_lds_dma_opcode("BUFFER_LOAD_DWORD_OFFEN"));
   CHECK(!gfx950::is_lds_dma_opcode("DS_READ_B32"));
+}
+
+TEST_CASE("wait-state rules: a DPP instruction waits for its sources, not for the destination it keeps",
+          "[hazards][emulator][dpp]") {
+  const auto pair = [](Reg written) {
+    Code c;
+    c.v_mov_b32(written, imm(1));
+    c.emit({"v_add_f32_dpp", {v(4)}, {v(3), v(5)}, "row_shl:1 row_mask:0xf bank_mask:0xf", ""});
+    c.s_endpgm();
+    return c;
+  };
+  // src1 is read in the lane itself, yet checkDPPHazards counts every VGPR source.
+  const Code src1 = pair(v(5));
+  CHECK(states_inserted(insert_hazard_nops(src1)) == 2);
+  const auto reports = hazards_on_emulator(src1);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].rule == HazardRule::ValuResultReadByDpp);
+  CHECK(reports[0].location.first == 5);
+  // The destination's old value, kept where row_shl has no source lane, is not read: those lanes do
+  // not write (LLVM models it as the tied "old" use and would count it).
+  const Code kept = pair(v(4));
+  CHECK(states_inserted(insert_hazard_nops(kept)) == 0);
+  CHECK(hazards_on_emulator(kept).empty());
 }

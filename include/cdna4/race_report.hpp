@@ -41,6 +41,13 @@ enum class HazardRule : uint8_t {
   ReadlaneSgprReadByValu,        // v_readlane / v_readfirstlane SGPR -> VALU read
   M0WrittenBeforeLdsDma,         // SALU M0 write -> LDS-DMA load
   TransResultReadByValu,         // v_exp / v_rcp / ... result -> non-transcendental VALU read
+  ValuResultReadByDpp,           // VALU VGPR write -> DPP read
+  ValuExecWriteBeforeDpp,        // VALU EXEC write (v_cmpx, ...) -> any DPP
+  ValuExecWriteBeforeLaneAccess, // VALU EXEC write -> v_readlane / v_readfirstlane / v_writelane
+  ValuSgprReadAsLaneSelect,      // VALU SGPR write -> v_readlane / v_writelane lane select
+  ValuExecWriteBeforeMfma,       // VALU EXEC write -> MFMA
+  ValuResultReadByPermlaneSwap,  // VALU VGPR write -> v_permlane16/32_swap read
+  CmpxBeforePermlaneSwap,        // v_cmpx (EXEC write) -> v_permlane16/32_swap
 };
 
 // The registers or LDS bytes the two instructions share.

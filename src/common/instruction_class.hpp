@@ -85,6 +85,25 @@ constexpr bool is_readlane(std::string_view name) {
   return detail::starts_with_upper(name, "V_READFIRSTLANE") || detail::starts_with_upper(name, "V_READLANE");
 }
 
+// v_readlane_* / v_readfirstlane_* / v_writelane_*: a VALU that reads or writes one lane by index.
+constexpr bool is_lane_access(std::string_view name) {
+  return is_readlane(name) || detail::starts_with_upper(name, "V_WRITELANE");
+}
+
+// v_readlane_* / v_writelane_*: the lane index is a source operand (src1).
+constexpr bool has_lane_select(std::string_view name) {
+  return detail::starts_with_upper(name, "V_READLANE") || detail::starts_with_upper(name, "V_WRITELANE");
+}
+
+// v_cmpx_*: a compare that also writes EXEC.
+constexpr bool is_cmpx(std::string_view name) { return detail::starts_with_upper(name, "V_CMPX"); }
+
+// v_permlane16_swap_* / v_permlane32_swap_* (gfx950's only v_permlane forms).
+constexpr bool is_permlane(std::string_view name) { return detail::starts_with_upper(name, "V_PERMLANE"); }
+
+// A DPP form: the LLVM opcode name ("V_MOV_B32_dpp") or the assembly mnemonic ("v_mov_b32_dpp").
+constexpr bool is_dpp(std::string_view name) { return detail::contains_upper(name, "_DPP"); }
+
 // An LLVM opcode name of a buffer load straight into LDS ("BUFFER_LOAD_DWORD_LDS_OFFEN"); in assembly
 // the same instruction is buffer_load_* with the `lds` modifier.
 constexpr bool is_lds_dma_opcode(std::string_view name) {

@@ -33,9 +33,9 @@ constexpr HazardClass hazard_class(InstClass c) {
 constexpr uint8_t bit(HazardClass c) { return uint8_t(1u << int(c)); }
 
 // What a producer must be beyond its class for the rule to start.
-enum class ProducerNeeds : uint8_t { none, two_passes, readlane, transcendental, m0_write };
+enum class ProducerNeeds : uint8_t { none, two_passes, readlane, transcendental, m0_write, exec_write, cmpx };
 // What a consumer must be beyond its class.
-enum class ConsumerNeeds : uint8_t { none, not_transcendental, lds_dma };
+enum class ConsumerNeeds : uint8_t { none, not_transcendental, lds_dma, dpp, lane_access, lane_select, permlane };
 
 inline constexpr int kGfx950XdlExtra = 1;  // gfx950: one more wait state after an XDL result
 
@@ -86,8 +86,31 @@ inline constexpr WaitStateRule kWaitStateRules[] = {
     {HazardRule::TransResultReadByValu, HC::valu, ProducerNeeds::transcendental, bit(HC::valu),
      ConsumerNeeds::not_transcendental, 0, 1, "trans-result-read-by-valu",
      "transcendental result read by a non-transcendental VALU", "hasTransForwardingHazard: TransDefWaitstates"},
+    // LLVM counts a write by any instruction for the first; the ISA guide's table (VALU writes VGPR,
+    // VALU DPP reads it) and this row count VALU writes: a load's result is waited for by s_waitcnt.
+    {HazardRule::ValuResultReadByDpp, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::dpp, 0, 2,
+     "valu-result-read-by-dpp", "VALU result read by a DPP instruction", "checkDPPHazards: DppVgprWaitStates"},
+    {HazardRule::ValuExecWriteBeforeDpp, HC::valu, ProducerNeeds::exec_write, bit(HC::valu), ConsumerNeeds::dpp, 0,
+     5, "valu-exec-write-before-dpp", "EXEC written by a VALU just before a DPP instruction",
+     "checkDPPHazards: DppExecWaitStates"},
+    {HazardRule::ValuExecWriteBeforeLaneAccess, HC::valu, ProducerNeeds::exec_write, bit(HC::valu),
+     ConsumerNeeds::lane_access, 0, 4, "valu-exec-write-before-lane-access",
+     "EXEC written by a VALU just before v_readlane/v_readfirstlane/v_writelane",
+     "checkVALUHazards (hasVDecCoExecHazard): VALUWriteEXECRWLane"},
+    {HazardRule::ValuSgprReadAsLaneSelect, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::lane_select,
+     0, 4, "valu-sgpr-read-as-lane-select", "VALU-written SGPR read as v_readlane/v_writelane's lane select",
+     "checkRWLaneHazards: RWLaneWaitStates"},
+    {HazardRule::ValuExecWriteBeforeMfma, HC::valu, ProducerNeeds::exec_write, bit(HC::mfma), ConsumerNeeds::none, 0,
+     4, "valu-exec-write-before-mfma", "EXEC written by a VALU just before an MFMA",
+     "checkMAIHazards90A: VALUWritesExecWaitStates"},
+    {HazardRule::ValuResultReadByPermlaneSwap, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::permlane,
+     0, 2, "valu-result-read-by-permlane-swap", "VALU result read by v_permlane16/32_swap",
+     "checkPermlaneHazards (gfx950): VALUWritesVDstWaitStates"},
+    {HazardRule::CmpxBeforePermlaneSwap, HC::valu, ProducerNeeds::cmpx, bit(HC::valu), ConsumerNeeds::permlane, 0, 4,
+     "cmpx-before-permlane-swap", "EXEC written by v_cmpx just before v_permlane16/32_swap",
+     "checkPermlaneHazards (gfx950): VCmpXWritesExecWaitStates"},
 };
-static_assert(std::size(kWaitStateRules) == size_t(HazardRule::TransResultReadByValu), "one row per HazardRule");
+static_assert(std::size(kWaitStateRules) == size_t(HazardRule::CmpxBeforePermlaneSwap), "one row per HazardRule");
 
 constexpr const WaitStateRule& wait_state_rule(HazardRule id) { return kWaitStateRules[int(id) - 1]; }
 
@@ -98,6 +121,8 @@ struct HazardProfile {
   HazardClass cls = HazardClass::other;
   int passes = 0;  // MFMA passes (0: an MFMA whose passes are unknown starts no rule)
   bool readlane = false, transcendental = false, writes_m0 = false, lds_dma = false;
+  bool writes_exec = false, cmpx = false;  // a VALU: v_cmpx_*, or EXEC as a destination; v_cmpx_*
+  bool dpp = false, lane_access = false, lane_select = false, permlane = false;  // VALU consumers of the rules above
 };
 
 constexpr bool producer_fits(const WaitStateRule& r, const HazardProfile& p) {
@@ -108,6 +133,8 @@ constexpr bool producer_fits(const WaitStateRule& r, const HazardProfile& p) {
     case ProducerNeeds::readlane: return p.readlane;
     case ProducerNeeds::transcendental: return p.transcendental;
     case ProducerNeeds::m0_write: return p.writes_m0;
+    case ProducerNeeds::exec_write: return p.writes_exec;
+    case ProducerNeeds::cmpx: return p.cmpx;
   }
   return false;
 }
@@ -118,6 +145,10 @@ constexpr bool consumer_fits(const WaitStateRule& r, const HazardProfile& c) {
     case ConsumerNeeds::none: return true;
     case ConsumerNeeds::not_transcendental: return !c.transcendental;
     case ConsumerNeeds::lds_dma: return c.lds_dma;
+    case ConsumerNeeds::dpp: return c.dpp;
+    case ConsumerNeeds::lane_access: return c.lane_access;
+    case ConsumerNeeds::lane_select: return c.lane_select;
+    case ConsumerNeeds::permlane: return c.permlane;
   }
   return false;
 }
@@ -130,6 +161,22 @@ constexpr int longest_wait_after(const HazardProfile& p) {
     if (producer_fits(r, p) && wait_states(r, p.passes) > longest) longest = wait_states(r, p.passes);
   return longest;
 }
+
+// The rows a profile can start as producer and end as consumer, as bits 1 << (row index):
+// a matcher that keeps them per instruction tests only the rows both ends fit.
+constexpr uint32_t rows_started_by(const HazardProfile& p) {
+  uint32_t rows = 0;
+  for (size_t i = 0; i < std::size(kWaitStateRules); ++i)
+    if (producer_fits(kWaitStateRules[i], p)) rows |= 1u << i;
+  return rows;
+}
+constexpr uint32_t rows_ended_by(const HazardProfile& c) {
+  uint32_t rows = 0;
+  for (size_t i = 0; i < std::size(kWaitStateRules); ++i)
+    if (consumer_fits(kWaitStateRules[i], c)) rows |= 1u << i;
+  return rows;
+}
+static_assert(std::size(kWaitStateRules) <= 32, "rows as bits of a uint32_t");
 
 // Only these classes read what the rules guard.
 constexpr bool can_consume(HazardClass c) {

@@ -60,6 +60,16 @@ bool operands_meet(HazardRule rule, const HazardFacts& p, const HazardFacts& c) 
     case HazardRule::ReadlaneSgprReadByValu: return reads_written_sgpr(p, c);
     case HazardRule::M0WrittenBeforeLdsDma: return true;
     case HazardRule::TransResultReadByValu: return overlaps_any(p.defs, c.uses);
+    case HazardRule::ValuResultReadByDpp:
+    case HazardRule::ValuResultReadByPermlaneSwap:
+      for (const Reg& d : p.defs)
+        if (d.file == RegFile::v && overlaps_any(c.uses, d)) return true;
+      return false;
+    case HazardRule::ValuExecWriteBeforeDpp:
+    case HazardRule::ValuExecWriteBeforeLaneAccess:
+    case HazardRule::ValuExecWriteBeforeMfma:
+    case HazardRule::CmpxBeforePermlaneSwap: return true;
+    case HazardRule::ValuSgprReadAsLaneSelect: return c.lane_select.count && overlaps_any(p.defs, c.lane_select);
     case HazardRule::None: break;
   }
   return false;
@@ -95,6 +105,11 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   if (h.cls == HazardClass::valu) {  // the mnemonic checks below only concern VALU instructions
     h.readlane = gfx950::is_readlane(i.mnemonic);
     h.transcendental = gfx950::is_transcendental(i.mnemonic);
+    h.dpp = gfx950::is_dpp(i.mnemonic);
+    h.lane_access = gfx950::is_lane_access(i.mnemonic);
+    h.lane_select = gfx950::has_lane_select(i.mnemonic);
+    h.permlane = gfx950::is_permlane(i.mnemonic);
+    h.cmpx = gfx950::is_cmpx(i.mnemonic);
   }
   h.passes = h.cls == HazardClass::mfma ? mfma_passes(i) : 0;  // a table search by mnemonic: MFMAs only
   if (h.cls == HazardClass::mfma && !h.passes)
@@ -108,7 +123,11 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.uses.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_uses.push_back(*s);
   }
-  h.writes_m0 = std::find(f.special_defs.begin(), f.special_defs.end(), Special::m0) != f.special_defs.end();
+  const auto defines = [&](Special r) {
+    return std::find(f.special_defs.begin(), f.special_defs.end(), r) != f.special_defs.end();
+  };
+  h.writes_m0 = defines(Special::m0);
+  h.writes_exec = h.cls == HazardClass::valu && (h.cmpx || defines(Special::exec));
   const auto mask_of = [](const Reg& r) {
     const uint64_t run = r.count >= 64 ? ~uint64_t(0) : (uint64_t(1) << r.count) - 1;
     return std::rotl(run, (int(r.file) * 21 + r.index) % 64);
@@ -116,6 +135,8 @@ HazardFacts HazardFacts::of(const Instruction& i) {
   for (const Reg& r : f.defs) f.produced_mask |= mask_of(r);
   f.touched_mask = f.produced_mask;
   for (const Reg& r : f.uses) f.touched_mask |= mask_of(r);
+  if (h.lane_select && i.uses.size() > 1)  // uses = {source, lane select}
+    if (const Reg* r = std::get_if<Reg>(&i.uses[1]); r && r->file == RegFile::s) f.lane_select = *r;
   if (h.cls == HazardClass::mfma) {  // uses = {srcA, srcB, srcC}
     f.src_a = std::get<Reg>(i.uses.at(0));
     f.src_b = std::get<Reg>(i.uses.at(1));
@@ -157,7 +178,9 @@ struct History {
     int missing = 0;
     for (const auto& e : entries) {
       if (!live(e)) continue;
-      if (!(e.facts->produced_mask & consumer.touched_mask) && e.facts->special_defs.empty()) continue;
+      if (!(e.facts->produced_mask & consumer.touched_mask) && e.facts->special_defs.empty() &&
+          !e.facts->profile.writes_exec)
+        continue;
       missing = std::max(missing, need_between(*e.facts, consumer).wait_states - (now - e.issued));
     }
     return missing;

@@ -33,6 +33,7 @@ struct HazardFacts {
   OperandList<Special, 4> special_defs, special_uses;
   Reg src_c{RegFile::v, 0, 0};                // MFMA only
   Reg src_a{RegFile::v, 0, 0}, src_b{RegFile::v, 0, 0};
+  Reg lane_select{RegFile::v, 0, 0};          // v_readlane / v_writelane: src1 when an SGPR (else count 0)
   // Registers hashed to 64 bits (file, index mod 64): what a producer writes
   // (and an MFMA's src C, which a later write must wait for) and what a consumer
   // touches. Every rule but those on special registers (m0, vcc, ...) needs the

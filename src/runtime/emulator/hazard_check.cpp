@@ -1,6 +1,7 @@
 #include "runtime/emulator/hazard_check.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <string_view>
 
@@ -27,6 +28,10 @@ int passes_of(const gfx950::MfmaInfo& kind, const Inst& in) {
   return kind.f8f6f4 && a && b ? gfx950::mfma_passes(kind, *a, *b) : kind.passes;
 }
 
+bool writes(const Operand& dst, uint16_t sgpr) {
+  return dst.kind == OperandKind::Sgpr && dst.index <= sgpr && sgpr < dst.index + dst.dwords;
+}
+
 gfx950::HazardProfile profile_of(const Inst& in, std::string_view name) {
   gfx950::HazardProfile t;
   t.cls = gfx950::hazard_class(gfx950::classify(name));
@@ -35,11 +40,16 @@ gfx950::HazardProfile profile_of(const Inst& in, std::string_view name) {
   } else if (t.cls == HazardClass::valu) {
     t.readlane = gfx950::is_readlane(name);
     t.transcendental = gfx950::is_transcendental(name);
+    t.dpp = gfx950::is_dpp(name);
+    t.lane_access = gfx950::is_lane_access(name);
+    t.lane_select = gfx950::has_lane_select(name);
+    t.permlane = gfx950::is_permlane(name);
+    t.cmpx = gfx950::is_cmpx(name);
+    t.writes_exec = t.cmpx || writes(in.dst[0], sreg::kExecLo) || writes(in.dst[1], sreg::kExecLo);
   } else if (t.cls == HazardClass::vmem) {
     t.lds_dma = gfx950::is_lds_dma_opcode(name);
   }
-  t.writes_m0 = in.dst[0].kind == OperandKind::Sgpr && in.dst[0].index <= sreg::kM0 &&
-                sreg::kM0 < in.dst[0].index + in.dst[0].dwords;
+  t.writes_m0 = writes(in.dst[0], sreg::kM0);
   return t;
 }
 
@@ -63,6 +73,11 @@ std::optional<Regs> common(const Operand& a, const Operand& b) {
 std::optional<Regs> common(const Operand& a, const RegAccess& b) {
   if (a.kind != OperandKind::Vgpr || !b.vector) return std::nullopt;
   return common(a.index, a.dwords, b.first, b.count, true);
+}
+
+std::optional<Regs> common(const RegAccess& a, const Operand& b) {
+  if (a.vector || b.kind != OperandKind::Sgpr) return std::nullopt;
+  return common(a.first, a.count, b.index, b.dwords, false);
 }
 
 std::optional<Regs> common(const RegAccess& a, const RegAccess& b) {
@@ -93,7 +108,9 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
   switch (rule) {
     case HazardRule::MfmaResultReadByValuOrMemory:
     case HazardRule::ValuResultReadByMfma:
-    case HazardRule::TransResultReadByValu: return writes_into(p, c, true, true);
+    case HazardRule::TransResultReadByValu:
+    case HazardRule::ValuResultReadByDpp:
+    case HazardRule::ValuResultReadByPermlaneSwap: return writes_into(p, c, true, true);
     case HazardRule::MfmaResultOverwrittenByValu: return writes_into(p, c, false, true);
     case HazardRule::MfmaResultReadAsSrcAB:
       if (auto a = common(c.src[0], d)) return a;
@@ -119,6 +136,15 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
       return std::nullopt;
     case HazardRule::ReadlaneSgprReadByValu: return writes_into(p, c, true, false);
     case HazardRule::M0WrittenBeforeLdsDma: return Regs{sreg::kM0, 1, false};
+    case HazardRule::ValuExecWriteBeforeDpp:
+    case HazardRule::ValuExecWriteBeforeLaneAccess:
+    case HazardRule::ValuExecWriteBeforeMfma:
+    case HazardRule::CmpxBeforePermlaneSwap: return Regs{sreg::kExecLo, 2, false};
+    case HazardRule::ValuSgprReadAsLaneSelect:  // src1: v_readlane's and v_writelane's lane select
+      for (int i = 0; i < p.num_access; ++i)
+        if (p.access[i].write)
+          if (auto shared = common(p.access[i], c.src[1])) return shared;
+      return std::nullopt;
     case HazardRule::None: break;
   }
   return std::nullopt;
@@ -130,11 +156,12 @@ struct Need {
   Regs where;
 };
 
-// The rules (common/wait_state_rules.hpp), with `p` issued before `c`.
-Need required(const Inst& p, const gfx950::HazardProfile& pt, const Inst& c, const gfx950::HazardProfile& ct) {
+// The rules (common/wait_state_rules.hpp) `rows` names, with `p` issued before `c`.
+Need required(uint32_t rows, const Inst& p, const gfx950::HazardProfile& pt, const Inst& c,
+              const gfx950::HazardProfile& ct) {
   Need need;
-  for (const gfx950::WaitStateRule& rule : gfx950::kWaitStateRules) {
-    if (!gfx950::producer_fits(rule, pt) || !gfx950::consumer_fits(rule, ct)) continue;
+  for (; rows; rows &= rows - 1) {
+    const gfx950::WaitStateRule& rule = gfx950::kWaitStateRules[std::countr_zero(rows)];
     const int n = gfx950::wait_states(rule, pt.passes);
     if (n <= need.states) continue;
     if (auto where = where_operands_meet(rule.id, p, c, pt, ct)) need = {n, rule.id, *where};
@@ -155,14 +182,26 @@ std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
   return out;
 }
 
+std::vector<HazardRows> hazard_rows(const std::vector<gfx950::HazardProfile>& profiles) {
+  std::vector<HazardRows> out;
+  out.reserve(profiles.size());
+  for (const gfx950::HazardProfile& t : profiles)
+    out.push_back({gfx950::rows_started_by(t), gfx950::rows_ended_by(t), gfx950::longest_wait_after(t)});
+  return out;
+}
+
 void check_hazards(Wave& wave, const Inst& in) {
   const Program& p = *wave.wg->program;
   const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
+  const uint32_t ends = p.hazard_rows[in.id].ends;
+  if (!ends) return;
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
-    const Need need = required(p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
+    const uint32_t rows = p.hazard_rows[producer.inst].starts & ends;
+    if (!rows) continue;
+    const Need need = required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
     if (need.states <= age) continue;
     RaceReport r;
     r.kind = RaceKind::Hazard;
@@ -181,7 +220,7 @@ void note_issued(Wave& wave, const Inst& in) {
   HazardHistory& h = wave.hazards;
   h.states += uint64_t(wait_states_of(in, p.names[in.id]));
   std::erase_if(h.producers, [&](const auto& x) { return int(h.states - x.issued) >= x.lifetime; });
-  if (const int lifetime = gfx950::longest_wait_after(p.hazard[in.id])) h.producers.push_back({in.id, h.states, lifetime});
+  if (const int lifetime = p.hazard_rows[in.id].lifetime) h.producers.push_back({in.id, h.states, lifetime});
 }
 
 }  // namespace cdna4::emu

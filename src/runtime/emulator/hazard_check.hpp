@@ -13,6 +13,8 @@ namespace cdna4::emu {
 
 // The profile of every instruction of a decoded program (Program::hazard).
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program);
+// The rules each profile can start and end (Program::hazard_rows).
+std::vector<HazardRows> hazard_rows(const std::vector<gfx950::HazardProfile>& profiles);
 
 // Per wave: the instructions that may still start a hazard.
 struct HazardHistory {

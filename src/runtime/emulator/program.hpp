@@ -126,12 +126,20 @@ struct LaneModifier {
   uint8_t dst_unused = gfx950::sdwa::kPad;
 };
 
+// The wait-state rules (gfx950::kWaitStateRules rows, as bits) an instruction can start as
+// producer and end as consumer, and how long it stays a producer.
+struct HazardRows {
+  uint32_t starts = 0, ends = 0;
+  int lifetime = 0;  // the longest wait a rule can ask after it (0: it starts none)
+};
+
 struct Program {
   std::vector<Inst> insts;
   std::vector<std::string> names;   // LLVM opcode name per inst
   std::vector<std::string> disasm;  // printed instruction per inst
   std::vector<std::string> errors;  // why an inst cannot execute (empty when it can)
   std::vector<gfx950::HazardProfile> hazard;  // per inst: what the wait-state rules need beyond registers
+  std::vector<HazardRows> hazard_rows;        // per inst: the rules it can start and end, from `hazard`
   std::vector<LaneModifier> lane_modifiers;   // DPP / SDWA instructions' operations
   std::vector<int32_t> index_of_dword;  // pc/4 -> inst index, -1 inside an instruction
   uint32_t accum_offset = 0;
