@@ -140,3 +140,39 @@ TEST_CASE("limits: short workgroups are charged too, and a batch ending on the l
   CHECK_THAT(limit_error_of([&] { dev.launch(exact, {1}, {64}, KernargBlock(0), o); }),
              Catch::Contains("exhausted in workgroup (0,0,0) wave 0 at 0x3ffc 's_endpgm'"));
 }
+
+TEST_CASE("limits: the timed mode stops endless loops of branches, sleeps and waits at the budget", "[emulator][limits][timed]") {
+  Device dev = Device::emulator();
+  LaunchOptions o;
+  o.timed = true;
+  o.max_instructions = 100000;
+  auto endless_with = [](const std::string& body) {
+    return Kernel::from_hsaco(codegen::build_hsaco(emutest::kernel_source(body)));
+  };
+  // Wave 0 loops; the other waves wait at a barrier it never reaches.
+  const Kernel beside_barrier = endless_with(R"(
+  v_lshrrev_b32 v1, 6, v0
+  v_readfirstlane_b32 s6, v1
+  s_cmp_eq_u32 s6, 0
+  s_cbranch_scc1 loop
+  s_barrier
+  s_endpgm
+loop:
+  s_sleep 127
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  s_branch loop
+)");
+  for (uint32_t block : {64u, 512u}) {
+    INFO("block " << block);
+    CHECK_THAT(limit_error_of([&] { dev.launch(endless(), {1}, {block}, KernargBlock(0), o); }),
+               Catch::Contains("instruction budget of 100000 wave-instructions exhausted"));
+    CHECK_THAT(limit_error_of([&] { dev.launch(beside_barrier, {1}, {block}, KernargBlock(0), o); }),
+               Catch::Contains("instruction budget of 100000 wave-instructions exhausted in workgroup (0,0,0) wave 0"));
+    for (bool instant : {false, true}) {
+      o.instant_completion = instant;
+      CHECK_THAT(limit_error_of([&] { dev.launch(beside_barrier, {1}, {block}, KernargBlock(0), o); }),
+                 Catch::Contains("exhausted in workgroup (0,0,0) wave 0"));
+    }
+    o.instant_completion = false;
+  }
+}

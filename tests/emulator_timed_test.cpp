@@ -58,6 +58,36 @@ bool all_equal(const std::vector<uint32_t>& v, uint32_t x) {
   return std::all_of(v.begin(), v.end(), [x](uint32_t e) { return e == x; });
 }
 
+// Wave 1 loads in[lane] into v2 (0 before), runs `count` v_nop and stores v2
+// to out[64 + lane] without waiting; wave 0 meanwhile runs `other` `other_count`
+// times on another SIMD.
+std::vector<uint32_t> loader_beside(const std::string& other, int other_count, int count) {
+  std::string body = R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0
+  s_waitcnt lgkmcnt(0)
+  v_lshrrev_b32 v3, 6, v0
+  v_readfirstlane_b32 s8, v3
+  v_lshlrev_b32 v1, 2, v0
+  v_mov_b32 v2, 0
+  s_cmp_eq_u32 s8, 0
+  s_cbranch_scc0 loader
+)";
+  body += fmt::format("  .rept {}\n  {}\n  .endr\n  s_endpgm\nloader:\n", other_count, other);
+  body += fmt::format("  global_load_dword v2, v1, s[6:7]\n  .rept {}\n  v_nop\n  .endr\n", count);
+  body += "  global_store_dword v1, v2, s[4:5]\n  s_waitcnt vmcnt(0)\n  s_endpgm\n";
+  KernelShape shape;
+  shape.vgprs = 128;
+  const TestKernel k = TestKernel::build(body, shape);
+  std::vector<uint32_t> out(128, 0xdead), in(128, kLoaded);
+  Args args;
+  args.add(out);
+  args.add(in);
+  emu::EmulatorOptions o;
+  o.timed = true;
+  run(k, args.dispatch(1, 128), o);
+  return std::vector<uint32_t>(out.begin() + 64, out.end());
+}
+
 // Instructions of `clocks` each that fit in the load's latency.
 int fitting(int clocks) { return gfx950::kL2HitLatencyClocks / clocks; }
 
@@ -91,5 +121,29 @@ TEST_CASE("timed: a global load lands after the L2 latency in clocks", "[emulato
   }
   SECTION("with instant completion the load lands at issue") {
     CHECK(all_equal(run_timed("v_nop", 0, 2, 1, true).out, kLoaded));
+  }
+}
+
+TEST_CASE("timed: s_nop, s_sleep and a busy MFMA pipe stall only their own wave", "[emulator][timed]") {
+  const int nop = int(emu::kIssueClocks);
+  SECTION("s_nop N takes N + 4 clocks of its wave, however many waves run beside it") {
+    const int clocks = 15 + nop;
+    CHECK(all_equal(run_timed("s_nop 15", fitting(clocks) - 1).out, 0));
+    CHECK(all_equal(run_timed("s_nop 15", fitting(clocks) - 1, 2).out, 0));
+    CHECK(all_equal(run_timed("s_nop 15", fitting(clocks) + 2, 2).out, kLoaded));
+  }
+  SECTION("s_sleep N takes 64 N + 4 clocks of its wave") {
+    const int clocks = 64 + nop;
+    CHECK(all_equal(run_timed("s_sleep 1", fitting(clocks) - 1, 2).out, 0));
+    CHECK(all_equal(run_timed("s_sleep 1", fitting(clocks) + 2, 2).out, kLoaded));
+  }
+  SECTION("another wave's sleep does not hold this one") {
+    CHECK(all_equal(loader_beside("s_sleep 127", 4, fitting(nop) - 20), 0));
+    CHECK(all_equal(loader_beside("s_sleep 127", 4, fitting(nop) + 20), kLoaded));
+  }
+  SECTION("another SIMD's MFMA pipe does not hold this wave") {
+    const std::string op = fmt::format("{} a[0:3], v[8:11], v[12:15], a[0:3]", kMfma);
+    CHECK(all_equal(loader_beside(op, 200, fitting(nop) - 20), 0));
+    CHECK(all_equal(loader_beside(op, 200, fitting(nop) + 20), kLoaded));
   }
 }

@@ -26,9 +26,14 @@ void s_endpgm(Wave& w, const Inst&) {
   --w.wg->live_waves;
 }
 
-// Timing hooks: s_nop N occupies N+1 issue slots, s_sleep 64*N.
-void s_nop(Wave& w, const Inst& in) { w.wg->now += static_cast<uint64_t>(in.offset & 0xf); }
-void s_sleep(Wave& w, const Inst& in) { w.wg->now += 64 * static_cast<uint64_t>(in.offset & 0x7f); }
+// Timing hooks: s_nop N occupies N+1 issue slots, s_sleep 64*N. The timed
+// mode holds only the wave (its clock); otherwise the workgroup's clock moves.
+void idle(Wave& w, uint64_t clocks) {
+  if (w.wg->timed) w.clock = w.wg->now + clocks;
+  else w.wg->now += clocks;
+}
+void s_nop(Wave& w, const Inst& in) { idle(w, static_cast<uint64_t>(in.offset & 0xf)); }
+void s_sleep(Wave& w, const Inst& in) { idle(w, 64 * static_cast<uint64_t>(in.offset & 0x7f)); }
 void s_setprio(Wave& w, const Inst& in) { w.priority = static_cast<uint32_t>(in.offset & 3); }
 
 struct Entry {

@@ -13,6 +13,15 @@ bool is_mfma(const Workgroup& wg, const Inst& in) {
   return wg.program->hazard[in.id].cls == gfx950::HazardClass::mfma;
 }
 
+// When `w` can issue its next instruction: its own clock, and for an MFMA its
+// SIMD's pipe; never before the workgroup's present.
+uint64_t issue_clock(const Workgroup& wg, const Wave& w) {
+  uint64_t at = std::max(w.clock, wg.now);
+  if (w.pc < wg.program->insts.size() && is_mfma(wg, wg.program->insts[w.pc]))
+    at = std::max(at, wg.mfma_free_at[simd_of(w)]);
+  return at;
+}
+
 }  // namespace
 
 Wave* next_in_clock_order(Workgroup& wg, uint64_t next_wake) {
@@ -22,7 +31,7 @@ Wave* next_in_clock_order(Workgroup& wg, uint64_t next_wake) {
   for (uint32_t i = 0; i < n; ++i) {
     Wave& w = wg.waves[(wg.next_in_turn + i) % n];
     if (w.status != WaveStatus::Ready) continue;
-    const uint64_t clock = std::max(w.clock, wg.now);
+    const uint64_t clock = issue_clock(wg, w);
     if (clock < best_clock) {
       best = &w;
       best_clock = clock;
@@ -36,18 +45,14 @@ Wave* next_in_clock_order(Workgroup& wg, uint64_t next_wake) {
   return best;
 }
 
-void begin_timed_issue(Workgroup& wg, const Wave& w, const Inst& in) {
-  uint64_t at = std::max(w.clock, wg.now);
-  if (is_mfma(wg, in)) at = std::max(at, wg.mfma_free_at[simd_of(w)]);
-  wg.now = at;
-}
+void begin_timed_issue(Workgroup& wg, const Wave& w) { wg.now = issue_clock(wg, w); }
 
 void end_timed_issue(Workgroup& wg, Wave& w, const Inst& in) {
   if (is_mfma(wg, in) && w.status != WaveStatus::Waiting) {
     const int passes = std::max(1, wg.program->hazard[in.id].passes);
     wg.mfma_free_at[simd_of(w)] = wg.now + uint64_t(gfx950::kClocksPerMfmaPass) * passes;
   }
-  w.clock = wg.now + kIssueClocks;  // wg.now includes what s_nop / s_sleep added
+  w.clock = std::max(w.clock, wg.now) + kIssueClocks;  // w.clock: past wg.now after s_nop / s_sleep
 }
 
 }  // namespace cdna4::emu

@@ -17,8 +17,8 @@ inline constexpr uint64_t kIssueClocks = 4;
 // has moved to `next_wake`.
 Wave* next_in_clock_order(Workgroup& wg, uint64_t next_wake);
 
-// Sets the workgroup's clock to when `in` issues from `w`.
-void begin_timed_issue(Workgroup& wg, const Wave& w, const Inst& in);
+// Sets the workgroup's clock to when the next instruction of `w` issues.
+void begin_timed_issue(Workgroup& wg, const Wave& w);
 // Moves `w`'s clock past the issue (and an MFMA's pipe past its passes).
 void end_timed_issue(Workgroup& wg, Wave& w, const Inst& in);
 

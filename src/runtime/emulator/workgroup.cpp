@@ -150,7 +150,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
                                                              : fmt::format("s{}", in.sgpr_end - 1),
                                     in.vgpr_end > vgpr_alloc ? vgpr_alloc : sgpr_alloc,
                                     in.vgpr_end > vgpr_alloc ? "vector (VGPR + AGPR)" : "scalar"));
-      if (wg.timed) [[unlikely]] begin_timed_issue(wg, *w, in);
+      if (wg.timed) [[unlikely]] begin_timed_issue(wg, *w);
       if (wg.track_races) {
         retire_completed(*w);
         check_register_races(*w, in);
