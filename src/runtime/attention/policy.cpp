@@ -39,9 +39,9 @@ struct Bf16Tensor {
 // The row sum's lane partials added across lanes, halving: partial c += partial
 // c + s for s = lanes / 2, lanes / 4, ..., 1 (a butterfly over lane strides
 // lanes / 2 down to 1, which leaves every lane this same sum).
-float sum_lanes(float* part, int64_t lanes) {
+float sum_lanes(float* part, int64_t lanes, const Arithmetic& ar) {
   for (int64_t s = lanes / 2; s >= 1; s /= 2)
-    for (int64_t c = 0; c < s; ++c) part[c] = part[c] + part[c + s];
+    for (int64_t c = 0; c < s; ++c) part[c] = ar.add(part[c], part[c + s]);
   return part[0];
 }
 
@@ -105,24 +105,24 @@ AttentionOutput blocked_reference(const AttentionProblem& problem, const Attenti
             float m_new = m[size_t(r)];
             for (int64_t x = 0; x < bk; ++x) {
               if (j0 + x >= seen) sr[x] = -INFINITY;
-              m_new = std::fmax(m_new, sr[x]);
+              m_new = std::fmax(m_new, sr[x]);  // maxNum, as v_max_f32 (a zero's sign changes nothing after)
             }
             const float mc = ar.max_scaled(m_new, c), alpha = ar.rescale(m[size_t(r)], m_new, c);
             m[size_t(r)] = m_new;
             float* lr = &part[size_t(r * lanes)];
-            for (int64_t lane = 0; lane < lanes; ++lane) lr[lane] = lr[lane] * alpha;
+            for (int64_t lane = 0; lane < lanes; ++lane) lr[lane] = ar.rescaled(lr[lane], alpha);
             for (int64_t x = 0; x < bk; ++x) {
               const float px = ar.probability(sr[x], c, mc);
-              lr[x % lanes] = lr[x % lanes] + px;
+              lr[x % lanes] = ar.add(lr[x % lanes], px);
               p[size_t(r * bk + x)] = ar.p_operand(px);
             }
-            for (int64_t d = 0; d < dim; ++d) o[size_t(r * dim + d)] = o[size_t(r * dim + d)] * alpha;
+            for (int64_t d = 0; d < dim; ++d) o[size_t(r * dim + d)] = ar.rescaled(o[size_t(r * dim + d)], alpha);
           }
           emu::mfma_accumulate(policy, int(rows), int(dim), int(bk), p.data(), vb.data(), o.data(), kBf16, kBf16);
         }
         for (int64_t r = 0; r < rows; ++r) {
           const int64_t i = q0 + r;
-          const float l = sum_lanes(&part[size_t(r * lanes)], lanes);
+          const float l = sum_lanes(&part[size_t(r * lanes)], lanes, ar);
           for (int64_t d = 0; d < dim; ++d)
             store(out.o, sh.out, b * so.batch + i * so.seq + h * so.head + d, ar.normalize(o[size_t(r * dim + d)], l));
           if (sh.lse) {
