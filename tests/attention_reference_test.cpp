@@ -38,6 +38,13 @@ AttentionShape shape_of(int64_t b, int64_t nq, int64_t nk, int64_t h, int64_t hk
   return s;
 }
 
+// O in f32 (the policy reference's fp32 bits, unrounded) and the LSE wanted.
+AttentionShape f32_with_lse(AttentionShape s) {
+  s.out = OutType::f32;
+  s.lse = true;
+  return s;
+}
+
 // Packed BSHD tensors of N(0, 1) samples rounded to bf16, owned beside the problem that borrows them.
 struct Data {
   std::vector<uint8_t> q, k, v;
@@ -142,9 +149,7 @@ TEST_CASE("the policy reference stays within tolerance of float64 on every kind 
 }
 
 TEST_CASE("a row that sees no key has O = +0 and LSE = -infinity in both references", "[attention][reference]") {
-  AttentionShape shape = shape_of(2, 70, 5, 2, 1, 64, true);  // rows 0..64 see no key
-  shape.out = OutType::f32;
-  shape.lse = true;
+  const AttentionShape shape = f32_with_lse(shape_of(2, 70, 5, 2, 1, 64, true));  // rows 0..64 see no key
   const Data data(shape);
   const AttentionProblem p = data.problem();
   const AttentionOutput policy = reference(p, {32, 16, 16});
@@ -208,9 +213,7 @@ TEST_CASE("with one key block the policy reference is the direct formula with th
           "[attention][reference]") {
   for (bool causal : {false, true})
     for (MfmaPolicy policy : {MfmaPolicy::fp32_fma_chain_k_order, MfmaPolicy::cdna3_fused_groups}) {
-      AttentionShape shape = shape_of(1, 40, 96, 1, 1, 128, causal);
-      shape.out = OutType::f32;
-      shape.lse = true;
+      AttentionShape shape = f32_with_lse(shape_of(1, 40, 96, 1, 1, 128, causal));
       shape.scale = 0.3f;
       const Data data(shape, causal ? 11 : 12);
       const AttentionOutput blocked = reference(data.problem(), {16, 96, 1}, policy);
@@ -254,9 +257,7 @@ TEST_CASE("with one key block the policy reference is the direct formula with th
 
 TEST_CASE("every convention of the policy reference shows in its bits, though not against float64",
           "[attention][reference]") {
-  AttentionShape shape = shape_of(1, 64, 200, 2, 1, 128, false);
-  shape.out = OutType::f32;
-  shape.lse = true;
+  const AttentionShape shape = f32_with_lse(shape_of(1, 64, 200, 2, 1, 128, false));
   const Data data(shape, 21);
   const AttentionProblem p = data.problem();
   const AttentionBlocks blocks{64, 64, 16};
@@ -296,9 +297,7 @@ TEST_CASE("every convention of the policy reference shows in its bits, though no
 
 TEST_CASE("the blocking changes the policy reference's bits only where docs/attention.md says",
           "[attention][reference]") {
-  AttentionShape shape = shape_of(1, 200, 200, 2, 2, 64, false);
-  shape.out = OutType::f32;
-  shape.lse = true;
+  const AttentionShape shape = f32_with_lse(shape_of(1, 200, 200, 2, 2, 64, false));
   const Data data(shape, 31);
   const AttentionProblem p = data.problem();
   const AttentionOutput base = reference(p, {128, 64, 16});
