@@ -45,6 +45,31 @@ float sum_lanes(float* part, int64_t lanes, const Arithmetic& ar) {
   return part[0];
 }
 
+// acc[m x n] += a[m x k] * b[k x n] through the MFMA policy. Under the fp32 chain
+// the product runs as 16 x 16 x 32 MFMA tiles (rows past m zero, their results
+// dropped): each element still takes its k terms in order from acc, so the bits
+// are those of the one m x n x k call, and the emulator's vectorised MFMA runs it.
+void dot(MfmaPolicy policy, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* acc) {
+  constexpr int64_t kM = 16, kN = 16, kK = 32;
+  constexpr gfx950::Element kBf16 = gfx950::Element::bf16;
+  if (policy != MfmaPolicy::fp32_fma_chain_k_order || n % kN != 0 || k % kK != 0)
+    return emu::mfma_accumulate(policy, int(m), int(n), int(k), a, b, acc, kBf16, kBf16);
+  float at[kM * kK], bt[kK * kN], ct[kM * kN];
+  for (int64_t i0 = 0; i0 < m; i0 += kM)
+    for (int64_t j0 = 0; j0 < n; j0 += kN) {
+      const int64_t rows = std::min(kM, m - i0);
+      std::fill(std::begin(ct), std::end(ct), 0.0f);
+      for (int64_t i = 0; i < rows; ++i) std::copy_n(&acc[(i0 + i) * n + j0], kN, &ct[i * kN]);
+      for (int64_t k0 = 0; k0 < k; k0 += kK) {
+        std::fill(std::begin(at), std::end(at), 0.0f);
+        for (int64_t i = 0; i < rows; ++i) std::copy_n(&a[(i0 + i) * k + k0], kK, &at[i * kK]);
+        for (int64_t x = 0; x < kK; ++x) std::copy_n(&b[(k0 + x) * n + j0], kN, &bt[x * kN]);
+        emu::mfma_accumulate(policy, kM, kN, kK, at, bt, ct, kBf16, kBf16);
+      }
+      for (int64_t i = 0; i < rows; ++i) std::copy_n(&ct[i * kN], kN, &acc[(i0 + i) * n + j0]);
+    }
+}
+
 void store(std::vector<uint8_t>& out, OutType type, int64_t element, float value) {
   if (type == OutType::bf16) {
     const uint16_t bits = float_to_bf16(value);
@@ -74,7 +99,6 @@ AttentionOutput blocked_reference(const AttentionProblem& problem, const Attenti
       v{problem.v, problem.strides_v()};
   const TensorStrides so = problem.strides_o();
   const float c = ar.scale_log2(sh.softmax_scale());
-  constexpr gfx950::Element kBf16 = gfx950::Element::bf16;
 
   AttentionOutput out{std::vector<uint8_t>(size_t(problem.o_elements()) * size_t(element_bytes(sh.out))), {}};
   if (sh.lse) out.lse.resize(size_t(sh.batch * sh.heads * sh.seqlen_q) * 4);
@@ -98,7 +122,7 @@ AttentionOutput blocked_reference(const AttentionProblem& problem, const Attenti
               vb[size_t(x * dim + d)] = real ? v.at(b, j0 + x, hk, d) : 0.0f;
             }
           std::fill(s.begin(), s.end(), 0.0f);
-          emu::mfma_accumulate(policy, int(rows), int(bk), int(dim), qb.data(), kt.data(), s.data(), kBf16, kBf16);
+          dot(policy, rows, bk, dim, qb.data(), kt.data(), s.data());
           for (int64_t r = 0; r < rows; ++r) {
             float* sr = &s[size_t(r * bk)];
             const int64_t seen = visible_keys(sh, q0 + r);
@@ -118,7 +142,7 @@ AttentionOutput blocked_reference(const AttentionProblem& problem, const Attenti
             }
             for (int64_t d = 0; d < dim; ++d) o[size_t(r * dim + d)] = ar.rescaled(o[size_t(r * dim + d)], alpha);
           }
-          emu::mfma_accumulate(policy, int(rows), int(dim), int(bk), p.data(), vb.data(), o.data(), kBf16, kBf16);
+          dot(policy, rows, dim, bk, p.data(), vb.data(), o.data());
         }
         for (int64_t r = 0; r < rows; ++r) {
           const int64_t i = q0 + r;
