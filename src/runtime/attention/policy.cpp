@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "cdna4/error.hpp"
 #include "runtime/attention/mask.hpp"
@@ -70,6 +71,47 @@ void dot(MfmaPolicy policy, int64_t m, int64_t n, int64_t k, const float* a, con
     }
 }
 
+// K^T (D x Bk) and V (Bk x D) of the KV block from key j0; keys past Nk are
+// zeros, as the kernel's bounded loads read them.
+void load_kv_block(const Bf16Tensor& k, const Bf16Tensor& v, int64_t b, int64_t hk, int64_t j0, int64_t seqlen_k,
+                   int64_t bk, int64_t dim, float* kt, float* vb) {
+  for (int64_t x = 0; x < bk; ++x)
+    for (int64_t d = 0; d < dim; ++d) {
+      const bool real = j0 + x < seqlen_k;
+      kt[d * bk + x] = real ? k.at(b, j0 + x, hk, d) : 0.0f;
+      vb[x * dim + d] = real ? v.at(b, j0 + x, hk, d) : 0.0f;
+    }
+}
+
+// One row of a KV block between the two dots: its scores and its P operand.
+struct BlockRow {
+  float* s;
+  float* p;
+  int64_t keys;
+};
+
+// One row's online-softmax step on a KV block whose first `seen` keys the row
+// sees (none when seen <= 0): the max m, the row-sum lane partials and the O
+// accumulator move to the block's max, and P is written.
+void softmax_step(const Arithmetic& ar, float c, int64_t seen, const BlockRow& row, float& m, std::span<float> part,
+                  std::span<float> o) {
+  float m_new = m;
+  for (int64_t x = 0; x < row.keys; ++x) {
+    if (x >= seen) row.s[x] = -INFINITY;
+    m_new = std::fmax(m_new, row.s[x]);  // maxNum, as v_max_f32 (a zero's sign changes nothing after)
+  }
+  const float mc = ar.max_scaled(m_new, c), alpha = ar.rescale(m, m_new, c);
+  m = m_new;
+  for (float& l : part) l = ar.rescaled(l, alpha);
+  for (int64_t x = 0; x < row.keys; ++x) {
+    const float px = ar.probability(row.s[x], c, mc);
+    float& l = part[size_t(x) % part.size()];
+    l = ar.add(l, px);
+    row.p[x] = ar.p_operand(px);
+  }
+  for (float& x : o) x = ar.rescaled(x, alpha);
+}
+
 void store(std::vector<uint8_t>& out, OutType type, int64_t element, float value) {
   if (type == OutType::bf16) {
     const uint16_t bits = float_to_bf16(value);
@@ -115,33 +157,12 @@ AttentionOutput blocked_reference(const AttentionProblem& problem, const Attenti
         std::fill(part.begin(), part.end(), 0.0f);
         for (int64_t t = 0, steps = kv_blocks(sh, blocks, q0); t < steps; ++t) {
           const int64_t j0 = t * bk;
-          for (int64_t x = 0; x < bk; ++x)  // keys past Nk are zeros, as the kernel's bounded loads read them
-            for (int64_t d = 0; d < dim; ++d) {
-              const bool real = j0 + x < sh.seqlen_k;
-              kt[size_t(d * bk + x)] = real ? k.at(b, j0 + x, hk, d) : 0.0f;
-              vb[size_t(x * dim + d)] = real ? v.at(b, j0 + x, hk, d) : 0.0f;
-            }
+          load_kv_block(k, v, b, hk, j0, sh.seqlen_k, bk, dim, kt.data(), vb.data());
           std::fill(s.begin(), s.end(), 0.0f);
           dot(policy, rows, bk, dim, qb.data(), kt.data(), s.data());
-          for (int64_t r = 0; r < rows; ++r) {
-            float* sr = &s[size_t(r * bk)];
-            const int64_t seen = visible_keys(sh, q0 + r);
-            float m_new = m[size_t(r)];
-            for (int64_t x = 0; x < bk; ++x) {
-              if (j0 + x >= seen) sr[x] = -INFINITY;
-              m_new = std::fmax(m_new, sr[x]);  // maxNum, as v_max_f32 (a zero's sign changes nothing after)
-            }
-            const float mc = ar.max_scaled(m_new, c), alpha = ar.rescale(m[size_t(r)], m_new, c);
-            m[size_t(r)] = m_new;
-            float* lr = &part[size_t(r * lanes)];
-            for (int64_t lane = 0; lane < lanes; ++lane) lr[lane] = ar.rescaled(lr[lane], alpha);
-            for (int64_t x = 0; x < bk; ++x) {
-              const float px = ar.probability(sr[x], c, mc);
-              lr[x % lanes] = ar.add(lr[x % lanes], px);
-              p[size_t(r * bk + x)] = ar.p_operand(px);
-            }
-            for (int64_t d = 0; d < dim; ++d) o[size_t(r * dim + d)] = ar.rescaled(o[size_t(r * dim + d)], alpha);
-          }
+          for (int64_t r = 0; r < rows; ++r)
+            softmax_step(ar, c, visible_keys(sh, q0 + r) - j0, {&s[size_t(r * bk)], &p[size_t(r * bk)], bk},
+                         m[size_t(r)], {&part[size_t(r * lanes)], size_t(lanes)}, {&o[size_t(r * dim)], size_t(dim)});
           dot(policy, rows, dim, bk, p.data(), vb.data(), o.data());
         }
         for (int64_t r = 0; r < rows; ++r) {
