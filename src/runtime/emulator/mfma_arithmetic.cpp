@@ -88,4 +88,10 @@ void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, floa
     }
 }
 
+void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, const float* b, float* acc,
+                     gfx950::Element ta, gfx950::Element tb) {
+  if (policy == MfmaPolicy::cdna3_fused_groups) return mfma_fused_groups(m, n, k, a, b, acc, ta, tb);
+  mfma_fma_chain(m, n, k, a, b, acc);
+}
+
 }  // namespace cdna4::emu

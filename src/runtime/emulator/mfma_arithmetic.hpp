@@ -12,6 +12,7 @@
 // (common/mfma_fused_groups.hpp, measured by MMA-Sim).
 #include <cstdint>
 
+#include "cdna4/vocabulary.hpp"
 #include "common/mfma_table.hpp"
 
 namespace cdna4::emu {
@@ -24,5 +25,10 @@ void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* 
 // The same under cdna3-fused-groups, A's elements of type ta and B's of type tb.
 void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
                        gfx950::Element tb);
+
+// acc += a * b under `policy`: the emulator's float MFMAs and the CPU references
+// that follow them (A's elements of type ta, B's of type tb).
+void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, const float* b, float* acc,
+                     gfx950::Element ta, gfx950::Element tb);
 
 }  // namespace cdna4::emu

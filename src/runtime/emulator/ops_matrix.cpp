@@ -64,10 +64,8 @@ template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc
         for (int kk = 0; kk < K; ++kk) sum += uint32_t(a[i * K + kk] * b[kk * N + j]);
         acc[i * N + j] = int32_t(sum);
       }
-  } else if (w.wg->options.mfma_policy == MfmaPolicy::cdna3_fused_groups) {
-    mfma_fused_groups(M, N, K, a, b, acc, kind.element, kind.element_b);
   } else {
-    mfma_fma_chain(M, N, K, a, b, acc);
+    mfma_accumulate(w.wg->options.mfma_policy, M, N, K, a, b, acc, kind.element, kind.element_b);
   }
 }
 
