@@ -211,6 +211,8 @@ PYBIND11_MODULE(cdna4jit, mod) {
       .def("to_dict", [](const Schedule& s) { return to_python(to_json(s)); }, "The schedule as a dict.")
       .def("__repr__", [](const Schedule& s) { return "<cdna4jit.Schedule " + s.name + ">"; });
 
+  mod.def("clear_compile_cache", &clear_compile_cache,
+          "Empties the in-process cache of compiled kernels (an LRU of about 64 MiB).");
   mod.def("load_schedule", [](const py::object& source) { return python::schedule_from(source); }, py::arg("source"),
           "A schedule from a path (str, bytes or os.PathLike), JSON text (a str starting with '{') or a dict (its "
           "JSON form). Raises ScheduleError naming the field.");
@@ -256,7 +258,8 @@ PYBIND11_MODULE(cdna4jit, mod) {
 
   py::class_<PyDevice>(mod, "Device", "Where kernels run: 'emulator' (any machine), 'model' or 'hsa' (a gfx950).")
       .def(py::init([](const py::object& name, uint64_t seed, bool instant, bool timed, unsigned threads,
-                       const std::string& mfma_policy, const py::object& time_limit, uint64_t max_instructions) {
+                       const std::string& mfma_policy, const py::object& time_limit, uint64_t max_instructions,
+                       uint64_t max_trace_bytes) {
              EmulatorConfig config;
              config.seed = seed;
              config.instant_completion = instant;
@@ -265,17 +268,19 @@ PYBIND11_MODULE(cdna4jit, mod) {
              config.mfma_policy = parse<MfmaPolicy>(mfma_policy);
              config.time_limit_seconds = python::time_limit_seconds(time_limit);
              config.max_instructions = max_instructions;
+             config.max_trace_bytes = max_trace_bytes;
              return PyDevice{Device::open(python::device_name(name), config)};
            }),
            py::arg("name") = "emulator", py::kw_only(), py::arg("seed") = 1, py::arg("instant") = false,
            py::arg("timed") = false, py::arg("threads") = 0, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
            py::arg("time_limit") = EmulatorConfig{}.time_limit_seconds,
            py::arg("max_instructions") = EmulatorConfig{}.max_instructions,
+           py::arg("max_trace_bytes") = EmulatorConfig{}.max_trace_bytes,
            "mfma_policy: how the emulator's MFMAs add, 'fp32-fma-chain-k-order' or 'cdna3-fused-groups' "
            "(docs/emulator.md, 'MFMA arithmetic policies'). timed: waves issue in clock order and memory completes "
            "after gfx950's latencies (deterministic; docs/emulator.md, 'Timed mode'). time_limit: wall-clock seconds one launch may take "
            "(None: no limit) and max_instructions: wave-instructions (0: no limit); a launch past either raises "
-           "LimitError.")
+           "LimitError. max_trace_bytes: memory the model device may keep for its traces and timeline.")
       .def_property_readonly("name", [](const PyDevice& d) { return d.device.name(); })
       .def(
           "launch",

@@ -347,6 +347,22 @@ class DeviceLimitsTest(unittest.TestCase):
         with self.assertRaisesRegex(cdna4jit.LimitError, "instruction budget of 1000 wave-instructions"):
             cdna4jit.gemm(a, a, schedule=BASELINE, device=cdna4jit.Device(max_instructions=1000))
 
+    def test_trace_memory_bound(self):
+        a = np.ones((256, 256), np.float32)
+        tight = cdna4jit.Device("model", max_trace_bytes=4096)
+        with self.assertRaisesRegex(cdna4jit.LimitError, "4096"):
+            cdna4jit.gemm(a, a, schedule=BASELINE, device=tight)
+
+
+class CompileCacheTest(unittest.TestCase):
+    """clear_compile_cache() empties the cache: the next compile of a shape is not a hit."""
+
+    def test_clear(self):
+        cdna4jit.compile(BASELINE, 64, 64, 64)
+        self.assertTrue(cdna4jit.compile(BASELINE, 64, 64, 64).stats["cached"])
+        cdna4jit.clear_compile_cache()
+        self.assertFalse(cdna4jit.compile(BASELINE, 64, 64, 64).stats["cached"])
+
 
 if __name__ == "__main__":
     unittest.main()
