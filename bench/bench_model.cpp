@@ -162,24 +162,20 @@ std::vector<bench::PublishedPoint> published_points(cdna4::Device& dev, const st
                       }, {}, {}});
   }
   // The fp8 figures time FP8_4wave (HipKittens' analysis/README.md, "FP8
-  // GEMM"), whose 1024 and 2048 builds are kernels of their own (64x64 and
-  // 128x128 tiles, 256 workgroups): FP8_8wave there is another kernel. From 4096
-  // on both run 256x256 tiles and FP8_8wave stands in (kernels/gemm/fp8fp32/
-  // README.md: the 4-wave kernel is "faster by around 3%"); FP8_4wave's 256x256
-  // kernel does not run on the emulator (v_cvt_f32_ubyte0).
+  // GEMM"): its own kernel per size (64x64 tiles at 1024, 128x128 at 2048,
+  // 256x256 above). FP8_8wave (256x256 at every size) is another kernel: a
+  // reference row beside each.
   for (const Figure& f : figures) {
     const int64_t n = f.size;
-    const bool small = n <= 2048;
     const size_t bytes = size_t(n * n);
-    if (small)
-      points.push_back({"HipKittens fp8 FP8_4wave", n, {n, n, n}, f.fp8, f.fp8_role, [&dev, hk, n, bytes] {
-                          const auto k = cdna4::Kernel::from_file(foreign::hipkittens_fp8_4wave_file(hk, n));
-                          return *foreign::launch_hipkittens_fp8_4wave(dev, k, n, zeros(dev, bytes), zeros(dev, bytes),
-                                                                       zeros(dev, 2 * bytes), reporting())
-                                      .model;
-                        }, {}, {}});
-    points.push_back({small ? "HipKittens fp8 FP8_8wave (not the timed kernel)" : "HipKittens fp8 FP8_8wave", n,
-                      {n, n, n}, f.fp8, small ? Role::reference : f.fp8_role, [&dev, hk, n, bytes] {
+    points.push_back({"HipKittens fp8 FP8_4wave", n, {n, n, n}, f.fp8, f.fp8_role, [&dev, hk, n, bytes] {
+                        const auto k = cdna4::Kernel::from_file(foreign::hipkittens_fp8_4wave_file(hk, n));
+                        return *foreign::launch_hipkittens_fp8_4wave(dev, k, n, zeros(dev, bytes), zeros(dev, bytes),
+                                                                     zeros(dev, 2 * bytes), reporting())
+                                    .model;
+                      }, {}, {}});
+    points.push_back({"HipKittens fp8 FP8_8wave (not the timed kernel)", n, {n, n, n}, f.fp8, Role::reference,
+                      [&dev, hk, n, bytes] {
                         const auto k = cdna4::Kernel::from_file(foreign::hipkittens_fp8_file(hk, n));
                         return *foreign::launch_hipkittens_fp8(dev, k, n, n, zeros(dev, bytes), zeros(dev, bytes),
                                                                zeros(dev, 2 * bytes), reporting())

@@ -10,6 +10,7 @@ const HandlerRegistry& handler_registry() {
     register_scalar_alu(r);
     register_program_control(r);
     register_vector_integer(r);
+    register_vector_integer16(r);
     register_vector_float(r);
     register_vector_compare(r);
     register_vector_packed(r);

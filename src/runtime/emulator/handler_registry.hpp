@@ -82,6 +82,7 @@ const HandlerRegistry& handler_registry();
 void register_scalar_alu(HandlerRegistry&);
 void register_program_control(HandlerRegistry&);
 void register_vector_integer(HandlerRegistry&);
+void register_vector_integer16(HandlerRegistry&);
 void register_vector_float(HandlerRegistry&);
 void register_vector_compare(HandlerRegistry&);
 void register_vector_packed(HandlerRegistry&);

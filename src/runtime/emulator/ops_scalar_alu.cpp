@@ -102,6 +102,15 @@ void s_mulk_i32(Wave& w, const Inst& in) {
 bool signed_add_overflows(uint32_t a, uint32_t b, uint32_t r) { return (~(a ^ b) & (a ^ r)) >> 31; }
 bool signed_sub_overflows(uint32_t a, uint32_t b, uint32_t r) { return ((a ^ b) & (a ^ r)) >> 31; }
 
+// S_BITSET0 / S_BITSET1: the destination with bit S0[4:0] (b64: S0[5:0]) cleared or set; SCC kept.
+template <bool kSet> void s_bitset_b32(Wave& w, const Inst& in) {
+  const uint32_t bit = 1u << (scalar_u32(w, in.src[0]) & 31), old = w.sgpr[in.dst[0].index];
+  write_scalar(w, in.dst[0], kSet ? old | bit : old & ~bit);
+}
+template <bool kSet> void s_bitset_b64(Wave& w, const Inst& in) {
+  const uint64_t bit = 1ull << (scalar_u32(w, in.src[0]) & 63), old = w.s64(in.dst[0].index);
+  write_scalar64(w, in.dst[0], kSet ? old | bit : old & ~bit);
+}
 template <int N> Result lshl_add(uint32_t a, uint32_t b, bool) {
   uint64_t r = (uint64_t(a) << N) + b;
   return {uint32_t(r), (r >> 32) != 0};
@@ -188,6 +197,10 @@ const Entry kScalarOps[] = {
        for (int i = 0; i < 32; ++i) r |= ((a >> i) & 1u) << (31 - i);
        return Result{r, kKeep};
      })>},
+    {"S_BITSET0_B32", s_bitset_b32<false>},
+    {"S_BITSET1_B32", s_bitset_b32<true>},
+    {"S_BITSET0_B64", s_bitset_b64<false>},
+    {"S_BITSET1_B64", s_bitset_b64<true>},
     {"S_BCNT1_I32_B32", sop1_32<([](uint32_t a, bool) { return nonzero32(uint32_t(std::popcount(a))); })>},
     {"S_BCNT1_I32_B64", ([](Wave& w, const Inst& in) {
        uint32_t r = uint32_t(std::popcount(scalar_u64(w, in.src[0])));
