@@ -11,9 +11,9 @@
 // The floor, kRowErrorFloor x max |reference| of the whole tensor, only matters
 // for rows whose reference is (nearly) zero: e.g. causal dQ of token 0, exactly
 // 0 (one key, dS = P (dP - D) = 0), where the kernel leaves fp32 rounding
-// residue ~1e-7 of the tensor's max. 2^-12 is 16 times below one bf16 step of
-// the tensor's largest value (2^-8 relative), so every row holding a value
-// above the kernels' rounding noise is judged relative to itself.
+// residue. 2^-12 is 16 times below one bf16 step of the tensor's largest value
+// (2^-8 relative), so every row holding a value above the kernels' rounding
+// noise is judged relative to itself.
 // NaN (e.g. an output never written, the buffers being NaN-poisoned): infinity.
 #include <algorithm>
 #include <cmath>
