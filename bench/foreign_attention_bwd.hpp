@@ -45,14 +45,23 @@
 // Data: Q, K, V, dO N(0, 1) samples rounded to bf16; O the float64 forward's O
 // rounded to nearest even bf16 (what fmha_v3_fwd stores), LSE its LSE rounded
 // to fp32. The reference uses exactly these values (D from the bf16 O).
-// Tolerances, on max |x - reference| / max |reference| per tensor:
-// - D: 1e-5 (fp32 sums of 128 exact bf16 products);
-// - dQ, dK, dV: a32 2^-6, a16 2^-5. P and dS enter the MFMAs as bf16 (2^-9
-//   relative each) and dQ, dK, dV are stored as bf16 (2^-9 of each element);
-//   with a16 the dQ accumulator is bf16, so dQ is also rounded after every
-//   atomic add of a partial sum (buffer_atomic_pk_add_bf16), hence the doubled
-//   bound. a32 adds fp32 partials atomically: their order changes only the
-//   last fp32 bits.
+// Checks (attention_row_error.hpp): dQ, dK, dV by their per-row relative
+// error, a row being one token of one head: max |x - reference| / max
+// |reference in the row|, floored at 2^-12 of the tensor's max |reference|
+// (causal dQ of token 0 is exactly 0: one key, dS = P (dP - D) = 0); D by
+// |D - reference| / sum over the row of |dO_k O_k|. Tolerances, from the
+// formats (bf16 unit roundoff 2^-8, fp32 2^-24):
+// - D: 1e-5. fp32 sums of 128 exact bf16 products, whose rounding error is at
+//   most 128 x 2^-24 = 7.6e-6 of the sum of |products| (not of |D|, which
+//   cancellation can make small).
+// - dQ, dK, dV: a32 2^-6, a16 2^-5. P and dS enter the MFMAs as bf16 (2^-8
+//   each) and dQ, dK, dV are stored as bf16 (2^-8 of each element): 3 x 2^-8
+//   at worst. With a16 the dQ accumulator is bf16, so dQ is also rounded after
+//   every atomic add of a partial sum (buffer_atomic_pk_add_bf16), hence the
+//   doubled bound. a32 adds fp32 partials atomically: their order changes only
+//   the last fp32 bits.
+// A gradient zeroed for some tokens, or scaled by 0.8, fails (error 1, 0.2);
+// NaN (never written): infinity.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -67,6 +76,7 @@
 
 #include "attention_backward_reference.hpp"
 #include "attention_reference.hpp"
+#include "attention_row_error.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "foreign_reports.hpp"
@@ -185,20 +195,23 @@ inline AttentionBwdData make_attention_bwd_data(const AttentionShape& s) {
   return d;
 }
 
-// max |x - reference| / max |reference| (NaN or never written: infinity).
-template <class T>
-double relative_error(const std::vector<T>& got, const std::vector<double>& want) {
-  double err = 0, top = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double x;
-    if constexpr (sizeof(T) == 2) x = cdna4::bf16_to_float(got[i]);
-    else x = double(got[i]);
-    const double diff = std::fabs(x - want[i]);
-    err = std::isnan(diff) ? INFINITY : std::max(err, diff);
-    top = std::max(top, std::fabs(want[i]));
-  }
-  return err / top;
+inline constexpr double kAttentionBwdDTolerance = 1e-5;
+
+// Per (batch, head, token), [B][H][S] as D: sum over the head's dim of |dO O|.
+inline std::vector<double> attention_bwd_d_scale(const AttentionBwdData& d) {
+  const AttentionShape& s = d.shape;
+  std::vector<double> scale(d.lse.size());
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t t = 0; t < s.seqlen; ++t)
+      for (int64_t h = 0; h < s.heads_q; ++h) {
+        double sum = 0;
+        for (int64_t x = 0, at = ((b * s.seqlen + t) * s.heads_q + h) * s.dim; x < s.dim; ++x)
+          sum += std::fabs(double(cdna4::bf16_to_float(d.d_o[size_t(at + x)])) * cdna4::bf16_to_float(d.o[size_t(at + x)]));
+        scale[size_t((b * s.heads_q + h) * s.seqlen + t)] = sum;
+      }
+  return scale;
 }
+inline constexpr double kAttentionBwdTolerance[2] = {1.0 / 32, 1.0 / 64};  // a16, a32
 
 inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f, const AttentionShape& s,
                                    const std::string& name, const std::string& problem) {
@@ -208,7 +221,7 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
     return kernels.at(file);
   };
   const AttentionBwdData d = make_attention_bwd_data(s);
-  const double tolerance = f.atomic32 ? 1.0 / 64 : 1.0 / 32, d_tolerance = 1e-5;
+  const double tolerance = kAttentionBwdTolerance[f.atomic32], d_tolerance = kAttentionBwdDTolerance;
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
   for (Mode mode : kModes) {
@@ -232,10 +245,12 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
       Reports reports;
       double seconds = 0;
       for (const cdna4::LaunchStats& st : stats) reports.add(st), seconds += st.seconds;
-      const double e_d = relative_error(dd.download<float>(), d.reference.d);
-      const double e_dq = relative_error(dq.download<uint16_t>(), d.reference.dq);
-      const double e_dk = relative_error(dk.download<uint16_t>(), d.reference.dk);
-      const double e_dv = relative_error(dv.download<uint16_t>(), d.reference.dv);
+      const auto floats = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
+      const size_t width = size_t(s.dim);
+      const double e_d = scaled_error(floats(dd.download<float>()), d.reference.d, attention_bwd_d_scale(d));
+      const double e_dq = row_relative_error(bf16_values(dq.download<uint16_t>()), d.reference.dq, width);
+      const double e_dk = row_relative_error(bf16_values(dk.download<uint16_t>()), d.reference.dk, width);
+      const double e_dv = row_relative_error(bf16_values(dv.download<uint16_t>()), d.reference.dv, width);
       const bool ok = e_d <= d_tolerance && std::max({e_dq, e_dk, e_dv}) <= tolerance;
       fmt::print(" D {:.1e} dQ {:.1e} dK {:.1e} dV {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", e_d, e_dq, e_dk, e_dv,
                  ok ? "ok" : "FAIL", seconds, reports.races_column(), reports.hazards_column());
@@ -250,8 +265,10 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
 inline void run_attention_bwd_rows(const std::string& aiter_dir,
                                    const std::function<bool(const std::string&)>& wanted) {
   if (aiter_dir.empty()) return;
-  fmt::print("\nattention backward: max |x - float64 reference| / max |reference| of D, dQ, dK, dV, within "
-             "tolerance (D 1e-5; dQ, dK, dV a32 2^-6, a16 2^-5); seconds of odo + dQdKdV + post\n");
+  fmt::print("\nattention backward: vs float64 reference, D: max |D - ref| / sum |dO O| of its row; dQ, dK, dV: "
+             "per-row relative error (max over token x head rows of max |x - ref| / max |ref in row|, floor 2^-12 "
+             "of max |ref|); within tolerance (D 1e-5; dQ, dK, dV a32 2^-6, a16 2^-5); seconds of odo + dQdKdV + "
+             "post\n");
   fmt::print("{:<44} {:>22} {:<10} {:<50} {:>7} {:>12} {:>14}\n", "kernel", "problem", "mode", "error", "emu s",
              "races", "hazards");
   for (const AiterFmhaBwd& f : kAiterFmhaBwd)
