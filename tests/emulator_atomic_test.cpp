@@ -25,6 +25,7 @@ std::string atomic_inst(const AtomicCase& c, Form form, bool returns, int ptr, i
   std::string address64 = fmt::format(R"(
   v_mov_b32 v13, s{1}
   v_add_co_u32 v12, vcc, s{0}, {2}
+  s_nop 1
   v_addc_co_u32 v13, vcc, 0, v13, vcc
 )", ptr, ptr + 1, offset_reg);
   switch (form) {

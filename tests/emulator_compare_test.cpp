@@ -111,7 +111,7 @@ std::string compare_body(const std::string& type, int bits, const std::vector<co
   std::string body;
   for (size_t p = 0; p < predicates.size(); ++p) {
     const bool e64 = p % 2 == 0;
-    body += fmt::format("  v_cmp_{}_{}{} {}, {}\n  v_cndmask_b32 v{}, 0, 1, {}\n", predicates[p], type,
+    body += fmt::format("  v_cmp_{}_{}{} {}, {}\n  s_nop 1\n  v_cndmask_b32 v{}, 0, 1, {}\n", predicates[p], type,
                         e64 ? "_e64" : "_e32", e64 ? "s[20:21]" : "vcc", operands(bits), 20 + p,
                         e64 ? "s[20:21]" : "vcc");
   }
@@ -178,11 +178,11 @@ TEST_CASE("v_cmp_class tests src0's class against the src1 mask in every width",
     auto a = [bits](uint32_t l) { return special_bits(kSpecials[a_index(l)], bits); };
     const std::string src0 = bits == 64 ? "v[10:11]" : "v10";
     const std::string body = fmt::format(
-        "  v_cmp_class_{0}_e64 s[20:21], {1}, v14\n  v_cndmask_b32 v20, 0, 1, s[20:21]\n"
-        "  v_cmp_class_{0} vcc, {1}, v14\n  v_cndmask_b32 v21, 0, 1, vcc\n"
-        "  s_movk_i32 s8, 0x3c0\n  v_cmp_class_{0}_e64 s[20:21], -{1}, s8\n  v_cndmask_b32 v22, 0, 1, s[20:21]\n"
-        "  v_cmp_class_{0}_e64 s[20:21], {1}, 1\n  v_cndmask_b32 v23, 0, 1, s[20:21]\n"
-        "  v_cmp_class_{0}_e64 s[20:21], {1}, 2\n  v_cndmask_b32 v24, 0, 1, s[20:21]\n",
+        "  v_cmp_class_{0}_e64 s[20:21], {1}, v14\n  s_nop 1\n  v_cndmask_b32 v20, 0, 1, s[20:21]\n"
+        "  v_cmp_class_{0} vcc, {1}, v14\n  s_nop 1\n  v_cndmask_b32 v21, 0, 1, vcc\n"
+        "  s_movk_i32 s8, 0x3c0\n  v_cmp_class_{0}_e64 s[20:21], -{1}, s8\n  s_nop 1\n  v_cndmask_b32 v22, 0, 1, s[20:21]\n"
+        "  v_cmp_class_{0}_e64 s[20:21], {1}, 1\n  s_nop 1\n  v_cndmask_b32 v23, 0, 1, s[20:21]\n"
+        "  v_cmp_class_{0}_e64 s[20:21], {1}, 2\n  s_nop 1\n  v_cndmask_b32 v24, 0, 1, s[20:21]\n",
         type, src0);
     const auto out = run_lanes(body, lane_inputs(bits, a, a), {20, 21, 22, 23, 24});
     for (uint32_t l = 0; l < 64; ++l) {

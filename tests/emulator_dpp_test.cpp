@@ -134,7 +134,7 @@ TEST_CASE("DPP on the operations foreign kernels use: src0 permuted, src1 and mo
       "  v_mov_b32 v31, v11\n  v_subrev_f32_dpp v31, v12, v13 quad_perm:[1,1,1,1]\n"
       "  v_mov_b32 v32, v11\n  v_mul_f32_dpp v32, -v12, |v13| row_newbcast:3\n"
       "  v_mov_b32 v33, v11\n  v_add_co_u32_dpp v33, vcc, v10, v11 row_shl:1 row_mask:0x5\n"
-      "  v_cndmask_b32 v34, 0, 1, vcc\n"
+      "  s_nop 1\n  v_cndmask_b32 v34, 0, 1, vcc\n"
       "  v_mov_b32 v35, v14\n  s_nop 1\n  v_fmac_f32_dpp v35, v12, v13 row_ror:4\n"  // fmac reads v35
       "  v_mov_b32 v36, v11\n  v_mov_b32 v37, v11\n  v_mov_b64_dpp v[36:37], v[10:11] row_newbcast:5\n"
       "  s_mov_b32 vcc_lo, 0x0f0f3355\n  s_mov_b32 vcc_hi, 0xff00aa55\n"

@@ -57,10 +57,12 @@ TEST_CASE("flat_load/flat_store reach LDS through the shared aperture and global
   // global through flat: x4 load of in[4 lane ...], dword store to out
   v_mov_b32 v21, s5
   v_add_co_u32 v20, vcc, s4, v3
+  s_nop 1
   v_addc_co_u32 v21, vcc, 0, v21, vcc
   flat_load_dwordx4 v[24:27], v[20:21]
   v_mov_b32 v31, s7
   v_add_co_u32 v30, vcc, s6, v2
+  s_nop 1
   v_addc_co_u32 v31, vcc, 0, v31, vcc
   s_waitcnt vmcnt(0)
   v_add_u32 v28, v24, v27

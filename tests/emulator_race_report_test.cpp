@@ -43,6 +43,7 @@ const std::string kLoadBuffer = R"(
 std::string two_wave_lds(const std::string& first, bool wait, const std::string& second) {
   return fmt::format(R"(
   v_lshrrev_b32 v1, 6, v0
+  s_nop 0
   v_readfirstlane_b32 s6, v1
   v_mov_b32 v2, 0
   v_mov_b32 v10, 1

@@ -14,6 +14,7 @@ std::string barrier_kernel(bool wait_before_barrier, bool barrier) {
   std::string body = R"(
   s_load_dwordx2 s[4:5], s[0:1], 0
   v_lshrrev_b32 v1, 6, v0
+  s_nop 0
   v_readfirstlane_b32 s6, v1
   v_lshlrev_b32 v2, 2, v1
   v_add_u32 v3, 1, v1
@@ -68,6 +69,7 @@ std::string lds_dma_kernel(bool wait) {
   s_mov_b32 s10, 0x4000
   s_mov_b32 s11, 0x00020000
   v_lshrrev_b32 v1, 6, v0
+  s_nop 0
   v_readfirstlane_b32 s6, v1
   s_lshl_b32 s7, s6, 10
   s_mov_b32 m0, s7

@@ -104,7 +104,7 @@ TEST_CASE("SDWA on VOP1 / VOP2 operations: selected sources feed the operation",
       "  v_mul_f32_sdwa v24, v12, v13 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD\n"
       "  v_cvt_f32_f16_sdwa v25, v15 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1\n"
       "  v_add_co_u32_sdwa v26, vcc, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1\n"
-      "  v_cndmask_b32 v27, 0, 1, vcc\n";
+      "  s_nop 1\n  v_cndmask_b32 v27, 0, 1, vcc\n";
   const auto out = run_lanes(body, {mixed, other, fa, fb, old_value, halves}, {20, 21, 22, 23, 24, 25, 26, 27});
   for (uint32_t l = 0; l < 64; ++l) {
     INFO("lane " << l);

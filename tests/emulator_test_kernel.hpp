@@ -86,7 +86,7 @@ amdhsa.kernels:
 // Assembly snippets for hand-written kernels.
 // v[d:d+1] = s[b:b+1] + v[o] (a 64-bit global address per lane).
 inline std::string lane_address(int d, int b, int o) {
-  return fmt::format("  v_mov_b32 v{1}, s{3}\n  v_add_co_u32 v{0}, vcc, s{2}, v{4}\n  v_addc_co_u32 v{1}, vcc, 0, v{1}, vcc\n",
+  return fmt::format("  v_mov_b32 v{1}, s{3}\n  v_add_co_u32 v{0}, vcc, s{2}, v{4}\n  s_nop 1\n  v_addc_co_u32 v{1}, vcc, 0, v{1}, vcc\n",
                      d, d + 1, b, b + 1, o);
 }
 // s[d:d+3] = a buffer resource over `records` bytes (stride 0) or records of `stride` bytes at s[b:b+1].

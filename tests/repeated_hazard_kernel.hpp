@@ -16,6 +16,7 @@ inline std::string repeated_hazard_body(int trips) {
   v_mov_b32 v1, 0
   v_lshrrev_b32 v5, 6, v0
   v_lshlrev_b32 v5, 8, v5
+  s_nop 0
   v_readfirstlane_b32 s9, v5
   s_mov_b32 s8, {}
 trip:

@@ -23,11 +23,11 @@ struct Pair {
 };
 
 void zero_descriptor(Code& c) {  // an all-zero V#: every lane out of range, loads return 0
+  c.v_mov_b32(v(1), imm(0));  // first: the SALU writes after it are the wait state a v_readfirstlane of v1 needs
   c.s_mov_b32(s(4), imm(0));
   c.s_mov_b32(s(5), imm(0));
   c.s_mov_b32(s(6), imm(0));
   c.s_mov_b32(s(7), imm(0));
-  c.v_mov_b32(v(1), imm(0));
 }
 
 const char* k16 = "v_mfma_f32_16x16x32_bf16";
@@ -75,6 +75,10 @@ std::map<HazardRule, Pair> pairs() {
   p[HazardRule::ValuSgprReadAsLaneSelect] = {
       0, {}, [](Code& c) { c.emit({"v_add_co_u32", {v(2), s(8, 2)}, {v(1), v(1)}, "", ""}); },
       [](Code& c) { c.emit({"v_readlane_b32", {s(10)}, {v(3), s(8)}, "", ""}); }};
+  p[HazardRule::ValuSgprReadByValu] = {0, {}, [](Code& c) { c.v_cmp_gt_i32(v(1), v(3)); },
+                                       [](Code& c) { c.v_cndmask_b32(v(2), v(1), v(3)); }};  // reads VCC
+  p[HazardRule::ValuResultReadByReadlane] = {0, {}, [](Code& c) { c.v_mov_b32(v(3), imm(1)); },
+                                             [](Code& c) { c.v_readfirstlane_b32(s(8), v(3)); }};
   return p;
 }
 
@@ -196,4 +200,33 @@ TEST_CASE("wait-state rules: a DPP instruction waits for its sources, not for th
   const Code kept = pair(v(4));
   CHECK(states_inserted(insert_hazard_nops(kept)) == 0);
   CHECK(hazards_on_emulator(kept).empty());
+}
+
+TEST_CASE("wait-state rules: a VALU-written SGPR waits for VALU readers only, and only for the SGPRs they name",
+          "[hazards][emulator]") {
+  const auto after_compare = [](const std::function<void(Code&)>& reader) {
+    Code c;
+    c.v_cmp_gt_i32(v(1), v(3));  // writes VCC
+    reader(c);
+    c.s_endpgm();
+    return c;
+  };
+  // A SALU reader is interlocked (LLVM's checkVALUHazards asks nothing of it).
+  const Code salu = after_compare([](Code& c) { c.emit({"s_and_b64", {s(8, 2)}, {vcc, imm(1)}, "", ""}); });
+  CHECK(states_inserted(insert_hazard_nops(salu)) == 0);
+  CHECK(hazards_on_emulator(salu).empty());
+  // A VALU that reads neither VCC nor an SGPR: only its implicit EXEC, which the rule does not count.
+  const Code valu = after_compare([](Code& c) { c.v_add_u32(v(2), v(1), v(3)); });
+  CHECK(states_inserted(insert_hazard_nops(valu)) == 0);
+  CHECK(hazards_on_emulator(valu).empty());
+  // An explicit SGPR source of a VALU counts like VCC.
+  Code sgpr;
+  sgpr.emit({"v_add_co_u32", {v(2), s(8, 2)}, {v(1), v(1)}, "", ""});
+  sgpr.v_add_u32(v(4), s(9), v(1));
+  sgpr.s_endpgm();
+  CHECK(states_inserted(insert_hazard_nops(sgpr)) == 2);
+  const auto reports = hazards_on_emulator(sgpr);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].rule == HazardRule::ValuSgprReadByValu);
+  CHECK(reports[0].location.first == 9);
 }

@@ -48,6 +48,8 @@ enum class HazardRule : uint8_t {
   ValuExecWriteBeforeMfma,       // VALU EXEC write -> MFMA
   ValuResultReadByPermlaneSwap,  // VALU VGPR write -> v_permlane16/32_swap read
   CmpxBeforePermlaneSwap,        // v_cmpx (EXEC write) -> v_permlane16/32_swap
+  ValuSgprReadByValu,            // VALU SGPR / VCC write -> VALU read
+  ValuResultReadByReadlane,      // VALU VGPR write -> v_readlane / v_readfirstlane source
 };
 
 // The registers or LDS bytes the two instructions share.

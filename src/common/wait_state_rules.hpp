@@ -35,7 +35,9 @@ constexpr uint8_t bit(HazardClass c) { return uint8_t(1u << int(c)); }
 // What a producer must be beyond its class for the rule to start.
 enum class ProducerNeeds : uint8_t { none, two_passes, readlane, transcendental, m0_write, exec_write, cmpx };
 // What a consumer must be beyond its class.
-enum class ConsumerNeeds : uint8_t { none, not_transcendental, lds_dma, dpp, lane_access, lane_select, permlane };
+enum class ConsumerNeeds : uint8_t {
+  none, not_transcendental, lds_dma, dpp, lane_access, lane_select, permlane, readlane
+};
 
 inline constexpr int kGfx950XdlExtra = 1;  // gfx950: one more wait state after an XDL result
 
@@ -109,8 +111,17 @@ inline constexpr WaitStateRule kWaitStateRules[] = {
     {HazardRule::CmpxBeforePermlaneSwap, HC::valu, ProducerNeeds::cmpx, bit(HC::valu), ConsumerNeeds::permlane, 0, 4,
      "cmpx-before-permlane-swap", "EXEC written by v_cmpx just before v_permlane16/32_swap",
      "checkPermlaneHazards (gfx950): VCmpXWritesExecWaitStates"},
+    // LLVM counts the consumer's explicit SGPR sources and its VCC read, implicit ones
+    // (v_cndmask_b32, v_addc_co_u32 e32) included, not its implicit EXEC read.
+    // SALU readers are interlocked; VMEM readers are the row above with 5.
+    {HazardRule::ValuSgprReadByValu, HC::valu, ProducerNeeds::none, uint8_t(bit(HC::valu) | bit(HC::mfma)),
+     ConsumerNeeds::none, 0, 2, "valu-sgpr-read-by-valu", "VALU-written SGPR or VCC read by a VALU",
+     "checkVALUHazards (hasVDecCoExecHazard): VALUWriteSGPRVALUReadWaitstates"},
+    {HazardRule::ValuResultReadByReadlane, HC::valu, ProducerNeeds::none, bit(HC::valu), ConsumerNeeds::readlane, 0,
+     1, "valu-result-read-by-readlane", "VALU result read by v_readlane/v_readfirstlane",
+     "checkVALUHazards (hasVDecCoExecHazard): VALUWriteVGPRReadlaneRead"},
 };
-static_assert(std::size(kWaitStateRules) == size_t(HazardRule::CmpxBeforePermlaneSwap), "one row per HazardRule");
+static_assert(std::size(kWaitStateRules) == size_t(HazardRule::ValuResultReadByReadlane), "one row per HazardRule");
 
 constexpr const WaitStateRule& wait_state_rule(HazardRule id) { return kWaitStateRules[int(id) - 1]; }
 
@@ -123,6 +134,7 @@ struct HazardProfile {
   bool readlane = false, transcendental = false, writes_m0 = false, lds_dma = false;
   bool writes_exec = false, cmpx = false;  // a VALU: v_cmpx_*, or EXEC as a destination; v_cmpx_*
   bool dpp = false, lane_access = false, lane_select = false, permlane = false;  // VALU consumers of the rules above
+  // readlane: also the consumer of valu-result-read-by-readlane
 };
 
 constexpr bool producer_fits(const WaitStateRule& r, const HazardProfile& p) {
@@ -149,6 +161,7 @@ constexpr bool consumer_fits(const WaitStateRule& r, const HazardProfile& c) {
     case ConsumerNeeds::lane_access: return c.lane_access;
     case ConsumerNeeds::lane_select: return c.lane_select;
     case ConsumerNeeds::permlane: return c.permlane;
+    case ConsumerNeeds::readlane: return c.readlane;
   }
   return false;
 }

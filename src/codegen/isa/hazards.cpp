@@ -57,11 +57,13 @@ bool operands_meet(HazardRule rule, const HazardFacts& p, const HazardFacts& c) 
       return overlaps_any(c.defs, p.src_c) && !(c.profile.cls == HazardClass::mfma && c.defs.front() == p.src_c);
     case HazardRule::ValuResultReadByMfma: return overlaps_any(p.defs, c.uses);
     case HazardRule::ValuSgprReadByVmem: return writes_sgpr(p) && reads_written_sgpr(p, c);
-    case HazardRule::ReadlaneSgprReadByValu: return reads_written_sgpr(p, c);
+    case HazardRule::ReadlaneSgprReadByValu:
+    case HazardRule::ValuSgprReadByValu: return reads_written_sgpr(p, c);
     case HazardRule::M0WrittenBeforeLdsDma: return true;
     case HazardRule::TransResultReadByValu: return overlaps_any(p.defs, c.uses);
     case HazardRule::ValuResultReadByDpp:
     case HazardRule::ValuResultReadByPermlaneSwap:
+    case HazardRule::ValuResultReadByReadlane:
       for (const Reg& d : p.defs)
         if (d.file == RegFile::v && overlaps_any(c.uses, d)) return true;
       return false;

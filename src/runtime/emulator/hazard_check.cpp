@@ -110,7 +110,8 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
     case HazardRule::ValuResultReadByMfma:
     case HazardRule::TransResultReadByValu:
     case HazardRule::ValuResultReadByDpp:
-    case HazardRule::ValuResultReadByPermlaneSwap: return writes_into(p, c, true, true);
+    case HazardRule::ValuResultReadByPermlaneSwap:
+    case HazardRule::ValuResultReadByReadlane: return writes_into(p, c, true, true);
     case HazardRule::MfmaResultOverwrittenByValu: return writes_into(p, c, false, true);
     case HazardRule::MfmaResultReadAsSrcAB:
       if (auto a = common(c.src[0], d)) return a;
@@ -128,6 +129,7 @@ std::optional<Regs> where_operands_meet(HazardRule rule, const Inst& p, const In
           if (auto shared = common(p.src[2], c.access[j])) return shared;
       return std::nullopt;
     case HazardRule::ValuSgprReadByVmem:
+    case HazardRule::ValuSgprReadByValu:
       for (int i = 0; i < p.num_access; ++i)
         if (p.access[i].write && !p.access[i].vector)
           for (int j = 0; j < c.num_access; ++j)
