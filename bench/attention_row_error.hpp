@@ -28,6 +28,7 @@ namespace foreign {
 inline constexpr double kRowErrorFloor = 1.0 / 4096;  // of the tensor's max |reference|
 
 inline double row_relative_error(const std::vector<double>& got, const std::vector<double>& want, size_t width) {
+  if (width == 0 || got.size() != want.size() || want.size() % width != 0) return INFINITY;
   double top = 0;
   for (double w : want) top = std::max(top, std::fabs(w));
   const double floor = kRowErrorFloor * top;
@@ -41,7 +42,7 @@ inline double row_relative_error(const std::vector<double>& got, const std::vect
     }
     worst = std::max(worst, row_top > 0 ? row_err / row_top : (row_err > 0 ? INFINITY : 0.0));
   }
-  return got.size() == want.size() && want.size() % width == 0 ? worst : INFINITY;
+  return worst;
 }
 
 // max |got - want| / scale, element by element, for values whose rounding is

@@ -4,7 +4,9 @@
 # Every test runs except the two schedule-mutation sweeps (about 800 s under
 # the sanitizers; the normal build runs them): the components they exercise
 # (verifier, lowering, emulator) are covered by the rest of the suite; and the
-# installed-package test, which builds an outside project (the normal build runs it).
+# installed-package test, which builds an outside project (the normal build runs it);
+# and the trace-memory test, which bounds the process's resident memory (the
+# sanitizers' shadow memory multiplies it; the normal build runs it).
 #   tools/check-sanitizers.sh [extra ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,5 +24,5 @@ export ASAN_OPTIONS="use_sigaltstack=0:detect_leaks=1:abort_on_error=1:strict_st
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 start=$(date +%s)
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" \
-      -E "^(mutants on the emulator|mutation test|cmake: an installed package)" "$@"
+      -E "^(mutants on the emulator|mutation test|cmake: an installed package|model limits: --trace streams)" "$@"
 echo "check-sanitizers: ASan+UBSan suite clean in $(( $(date +%s) - start )) s"
