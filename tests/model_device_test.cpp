@@ -154,6 +154,16 @@ TEST_CASE("cdna4-run --model-only runs the model's probes only and models the sa
                                     "--kernarg-size", "64", "--model-only"});
   CHECK(refused.status == 2);
   CHECK_THAT(refused.output, Catch::Contains("--model-only needs --device model"));
+  for (const char* mode : {"--timed", "--instant"}) {
+    auto on_hardware = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "hsa", "--grid", "1",
+                                          "--block", "64", "--kernarg-size", "64", mode});
+    CHECK(on_hardware.status == 2);
+    CHECK_THAT(on_hardware.output, Catch::Contains("--device hsa runs the hardware"));
+    auto gemm_on_hardware = test::run_command({tool("cdna4-gemm"), cdna4::test::source_path("schedules/baseline_256x256x64_w8.json"), "--shape",
+                                               "64x64x64", "--device", "hsa", mode});
+    CHECK(gemm_on_hardware.status == 2);
+    CHECK_THAT(gemm_on_hardware.output, Catch::Contains("--device hsa runs the hardware"));
+  }
   auto no_out = test::run_command({tool("cdna4-run"), dir.file("k.hsaco"), "--device", "model", "--grid", "1",
                                    "--block", "64", "--kernarg-size", "64", "--buf", "o@0=64", "--out",
                                    "o=" + dir.file("o.bin"), "--model-only"});

@@ -205,6 +205,8 @@ Options parse(int argc, char** argv) {
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
+  if ((o.timed || o.instant) && o.device == "hsa")
+    throw UsageError("--timed and --instant choose how the emulator runs; --device hsa runs the hardware");
   if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
   if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
   if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");

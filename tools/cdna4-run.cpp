@@ -255,6 +255,8 @@ Options parse_command_line(int argc, char** argv) {
   if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
   if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");
   if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
+  if ((o.timed || o.instant) && o.device == "hsa")
+    throw UsageError("--timed and --instant choose how the emulator runs; --device hsa runs the hardware");
   if (o.model_only && !o.outs.empty())
     throw UsageError("--model-only leaves the outputs incomplete: it cannot go with --out");
   if (o.grid.has_value() == o.global.has_value()) throw UsageError("give exactly one of --grid and --global");
