@@ -19,7 +19,8 @@
 
 namespace cdna4::activations {
 
-// d = a * b, a + b, fma(a, b, c), maxNum(a, b) (a NaN operand yields the other),
+// d = a * b, a + b, fma(a, b, c), max(a, b) as v_max_f32 runs it
+// (common/float_min_max.hpp: a quiet NaN operand yields the other),
 // 2^a (v_exp_f32), 1 / a (v_rcp_f32).
 enum class Op : uint8_t { mul, add, fma, max, exp2, rcp };
 enum class Var : uint8_t { x, t, u };

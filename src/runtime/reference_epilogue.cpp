@@ -8,14 +8,18 @@
 #include "cdna4/error.hpp"
 #include "cdna4/reference.hpp"
 #include "common/activations.hpp"
+#include "common/float_min_max.hpp"
 #include "common/nan_rules.hpp"
 #include "common/transcendental.hpp"
 
 namespace cdna4 {
 namespace {
 
-// IEEE maxNum, as v_max_f32: a NaN operand yields the other.
-float max_num(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (b > a ? b : a); }
+// v_max_f32 as the generated kernels run it (IEEE mode, the descriptor's default).
+float max_f32(float a, float b) {
+  return std::bit_cast<float>(
+      gfx950::min_max_bits<gfx950::F32Bits, true>(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(b), true));
+}
 
 float element(DataType type, std::span<const uint8_t> bytes, size_t i) {
   if (type == DataType::f32) {
@@ -39,7 +43,7 @@ float activate(Activation act, float value) {
       case activations::Op::mul: d = gfx950::mul_f32(a, b); break;
       case activations::Op::add: d = gfx950::add_f32(a, b); break;
       case activations::Op::fma: d = gfx950::fma_f32(a, b, get(s.c)); break;
-      case activations::Op::max: d = max_num(a, b); break;
+      case activations::Op::max: d = max_f32(a, b); break;
       case activations::Op::exp2: d = gfx950::exp2_f32(a); break;
       case activations::Op::rcp: d = gfx950::rcp_f32(a); break;
     }

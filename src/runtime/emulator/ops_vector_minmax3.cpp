@@ -8,35 +8,24 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/float_min_max.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/ops_float.hpp"
 
 namespace cdna4::emu {
 namespace {
 
-// A float format on raw bits: the value, its quiet-NaN bit and sign bit.
-struct F32 {
-  static constexpr uint32_t kQuiet = 0x400000u, kSign = 0x80000000u;
+// A float format on raw bits (common/float_min_max.hpp) with its value.
+struct F32 : gfx950::F32Bits {
   static float value(uint32_t b) { return as_float(b); }
 };
-struct F16 {
-  static constexpr uint32_t kQuiet = 0x200u, kSign = 0x8000u;
+struct F16 : gfx950::F16Bits {
   static float value(uint32_t b) { return from_f16(b); }
 };
 
-template <class F> bool is_nan(uint32_t b) { return std::isnan(F::value(b)); }
-template <class F> bool is_signalling(uint32_t b) { return is_nan<F>(b) && !(b & F::kQuiet); }
-template <class F> bool is_zero(uint32_t b) { return (b & ~F::kSign) == 0; }
-
-// V_MAX_F32 (kMax) / V_MIN_F32 on raw bits.
+template <class F> bool is_nan(uint32_t b) { return gfx950::is_nan_bits<F>(b); }
 template <class F, bool kMax> uint32_t min_max(uint32_t a, uint32_t b, bool ieee) {
-  if (ieee && is_signalling<F>(a)) return a | F::kQuiet;
-  if (ieee && is_signalling<F>(b)) return b | F::kQuiet;
-  if (is_nan<F>(a)) return b;
-  if (is_nan<F>(b)) return a;
-  if (is_zero<F>(a) && is_zero<F>(b)) return kMax ? (a & b) : (a | b);  // max: -0 only if both are
-  const float x = F::value(a), y = F::value(b);
-  return (kMax ? x >= y : x < y) ? a : b;
+  return gfx950::min_max_bits<F, kMax>(a, b, ieee);
 }
 template <class F> uint32_t max3(uint32_t a, uint32_t b, uint32_t c, bool ieee) {
   return min_max<F, true>(min_max<F, true>(a, b, ieee), c, ieee);
