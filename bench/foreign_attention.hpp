@@ -150,31 +150,21 @@ inline void run_attention_case(const AttentionCase& c) {
   const double o_tolerance = kAttentionOTolerance[c.fp8], lse_tolerance = kAttentionLseTolerance;
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (Mode mode : kModes) {
-    const cdna4::LaunchOptions opt = reporting_launch(mode);
-    fmt::print("{:<44} {:>22} {:<10}", c.name, c.problem(), mode_name(mode));
-    try {
-      cdna4::Buffer q = dev.alloc(d.q.size()), k = dev.alloc(d.k.size()), v = dev.alloc(d.v.size());
-      q.upload(d.q);
-      k.upload(d.k);
-      v.upload(d.v);
-      cdna4::Buffer o = dev.alloc(size_t(c.shape.q_elements()) * 2), lse = dev.alloc(size_t(c.shape.rows()) * 4);
-      o.upload(std::vector<uint8_t>(size_t(c.shape.q_elements()) * 2, 0xff));  // NaN: unwritten shows
-      lse.upload(std::vector<uint8_t>(size_t(c.shape.rows()) * 4, 0xff));
-      cdna4::Buffer descale = dev.alloc(16);
-      descale.upload(std::vector<float>{d.descale[0], d.descale[1], d.descale[2], 0.0f});
-      const cdna4::LaunchStats stats = c.launch(dev, d, AttentionBuffers{q, k, v, o, lse}, descale, opt);
-      const AttentionError e = attention_error(d, o.download<uint16_t>(), lse.download<float>());
-      Reports reports;
-      reports.add(stats);
-      const bool ok = e.o <= o_tolerance && e.lse <= lse_tolerance;
-      fmt::print(" O {:.1e} LSE {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", e.o, e.lse, ok ? "ok" : "FAIL", stats.seconds,
-                 reports.races_column(), reports.hazards_column());
-      reports.print_firsts(shown_reports);
-    } catch (const std::exception& e) {
-      fmt::print(" stops: {}\n", first_line(e.what()));
-    }
-  }
+  rows_per_mode(c.name, c.problem(), 22, [&](const cdna4::LaunchOptions& opt) {
+    cdna4::Buffer q = uploaded(dev, d.q), k = uploaded(dev, d.k), v = uploaded(dev, d.v);
+    // NaN: unwritten shows
+    cdna4::Buffer o = uploaded(dev, std::vector<uint8_t>(size_t(c.shape.q_elements()) * 2, 0xff));
+    cdna4::Buffer lse = uploaded(dev, std::vector<uint8_t>(size_t(c.shape.rows()) * 4, 0xff));
+    cdna4::Buffer descale = uploaded(dev, std::vector<float>{d.descale[0], d.descale[1], d.descale[2], 0.0f});
+    const cdna4::LaunchStats stats = c.launch(dev, d, AttentionBuffers{q, k, v, o, lse}, descale, opt);
+    const AttentionError e = attention_error(d, o.download<uint16_t>(), lse.download<float>());
+    Reports reports;
+    reports.add(stats);
+    const bool ok = e.o <= o_tolerance && e.lse <= lse_tolerance;
+    fmt::print(" O {:.1e} LSE {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", e.o, e.lse, ok ? "ok" : "FAIL", stats.seconds,
+               reports.races_column(), reports.hazards_column());
+    reports.print_firsts(shown_reports);
+  });
 }
 
 inline void run_attention_rows(const std::string& hk_dir, const std::string& aiter_dir,

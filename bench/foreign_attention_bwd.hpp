@@ -224,41 +224,32 @@ inline void run_attention_bwd_case(const std::string& dir, const AiterFmhaBwd& f
   const double tolerance = kAttentionBwdTolerance[f.atomic32], d_tolerance = kAttentionBwdDTolerance;
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (Mode mode : kModes) {
-    fmt::print("{:<44} {:>22} {:<10}", name, problem, mode_name(mode));
-    try {
-      const AiterBwdKernels ks{kernel(kAiterBwdOdo), kernel(f.file),
-                               kernel(f.atomic32 ? kAiterBwdDqConvert : kAiterBwdDqShuffle)};
-      const size_t bytes = d.q.size() * 2, rows = d.lse.size() * 4;
-      auto input = [&](const auto& host) {
-        cdna4::Buffer b = dev.alloc(host.size() * sizeof(host[0]));
-        b.upload(host);
-        return b;
-      };
-      auto poisoned = [&](size_t n) { return input(std::vector<uint8_t>(n, 0xff)); };
-      const cdna4::Buffer q = input(d.q), k = input(d.k), v = input(d.v), o = input(d.o), d_o = input(d.d_o);
-      cdna4::Buffer lse = input(d.lse), dd = poisoned(rows), dq = poisoned(bytes), dk = poisoned(bytes),
-                          dv = poisoned(bytes), dq_acc = dev.alloc(aiter_bwd_dq_acc_bytes(f, s));
-      dq_acc.fill_zero();
-      const auto stats = launch_aiter_fmha_bwd(dev, ks, f, s, {q, k, v, o, lse, d_o, dd, dq_acc, dq, dk, dv},
-                                               reporting_launch(mode));
-      Reports reports;
-      double seconds = 0;
-      for (const cdna4::LaunchStats& st : stats) reports.add(st), seconds += st.seconds;
-      const auto floats = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
-      const size_t width = size_t(s.dim);
-      const double e_d = scaled_error(floats(dd.download<float>()), d.reference.d, attention_bwd_d_scale(d));
-      const double e_dq = row_relative_error(bf16_values(dq.download<uint16_t>()), d.reference.dq, width);
-      const double e_dk = row_relative_error(bf16_values(dk.download<uint16_t>()), d.reference.dk, width);
-      const double e_dv = row_relative_error(bf16_values(dv.download<uint16_t>()), d.reference.dv, width);
-      const bool ok = e_d <= d_tolerance && std::max({e_dq, e_dk, e_dv}) <= tolerance;
-      fmt::print(" D {:.1e} dQ {:.1e} dK {:.1e} dV {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", e_d, e_dq, e_dk, e_dv,
-                 ok ? "ok" : "FAIL", seconds, reports.races_column(), reports.hazards_column());
-      reports.print_firsts(shown_reports);
-    } catch (const std::exception& e) {
-      fmt::print(" stops: {}\n", first_line(e.what()));
-    }
-  }
+  rows_per_mode(name, problem, 22, [&](const cdna4::LaunchOptions& opt) {
+    const AiterBwdKernels ks{kernel(kAiterBwdOdo), kernel(f.file),
+                             kernel(f.atomic32 ? kAiterBwdDqConvert : kAiterBwdDqShuffle)};
+    const size_t bytes = d.q.size() * 2, rows = d.lse.size() * 4;
+    auto input = [&](const auto& host) { return uploaded(dev, host); };
+    auto poisoned = [&](size_t n) { return input(std::vector<uint8_t>(n, 0xff)); };
+    const cdna4::Buffer q = input(d.q), k = input(d.k), v = input(d.v), o = input(d.o), d_o = input(d.d_o);
+    cdna4::Buffer lse = input(d.lse), dd = poisoned(rows), dq = poisoned(bytes), dk = poisoned(bytes),
+                        dv = poisoned(bytes), dq_acc = dev.alloc(aiter_bwd_dq_acc_bytes(f, s));
+    dq_acc.fill_zero();
+    const auto stats = launch_aiter_fmha_bwd(dev, ks, f, s, {q, k, v, o, lse, d_o, dd, dq_acc, dq, dk, dv},
+                                             opt);
+    Reports reports;
+    double seconds = 0;
+    for (const cdna4::LaunchStats& st : stats) reports.add(st), seconds += st.seconds;
+    const auto floats = [](const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); };
+    const size_t width = size_t(s.dim);
+    const double e_d = scaled_error(floats(dd.download<float>()), d.reference.d, attention_bwd_d_scale(d));
+    const double e_dq = row_relative_error(bf16_values(dq.download<uint16_t>()), d.reference.dq, width);
+    const double e_dk = row_relative_error(bf16_values(dk.download<uint16_t>()), d.reference.dk, width);
+    const double e_dv = row_relative_error(bf16_values(dv.download<uint16_t>()), d.reference.dv, width);
+    const bool ok = e_d <= d_tolerance && std::max({e_dq, e_dk, e_dv}) <= tolerance;
+    fmt::print(" D {:.1e} dQ {:.1e} dK {:.1e} dV {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", e_d, e_dq, e_dk, e_dv,
+               ok ? "ok" : "FAIL", seconds, reports.races_column(), reports.hazards_column());
+    reports.print_firsts(shown_reports);
+  });
 }
 
 // aiter_dir: AITER's hsa/gfx950 (empty: no rows).

@@ -181,35 +181,26 @@ inline void run_mxfp4_case(const std::string& file, const AttentionShape& s, con
   const Mxfp4Data d = make_mxfp4_data(s);
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (Mode mode : kModes) {
-    fmt::print("{:<44} {:>22} {:<10}", "aiter fwd_hd128_mxfp4", problem, mode_name(mode));
-    try {
-      static const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
-      auto input = [&](const auto& host) {
-        cdna4::Buffer b = dev.alloc(host.size() * sizeof(host[0]));
-        b.upload(host);
-        return b;
-      };
-      // Scales with kAiterMxfp4ScaleSlack zero bytes after them (see the file comment).
-      auto with_slack = [](std::vector<uint8_t> bytes) {
-        bytes.resize(bytes.size() + kAiterMxfp4ScaleSlack);
-        return bytes;
-      };
-      const cdna4::Buffer q = input(d.q), k = input(d.k), v = input(d.v), qs = input(with_slack(d.q_scale)),
-                          ks = input(with_slack(d.k_scale)), vs = input(d.v_scale);
-      cdna4::Buffer o = input(std::vector<uint8_t>(size_t(s.q_elements()) * 2, 0xff));  // NaN: unwritten shows
-      const cdna4::LaunchStats stats = launch_aiter_mxfp4_fwd(dev, kernel, s, {q, k, v, o, qs, ks, vs},
-                                                              reporting_launch(mode));
-      const double err = row_relative_error(bf16_values(o.download<uint16_t>()), d.reference.o, size_t(s.dim));
-      Reports reports;
-      reports.add(stats);
-      fmt::print(" O {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", err, err <= kAiterMxfp4OTolerance ? "ok" : "FAIL", stats.seconds,
-                 reports.races_column(), reports.hazards_column());
-      reports.print_firsts(shown_reports);
-    } catch (const std::exception& e) {
-      fmt::print(" stops: {}\n", first_line(e.what()));
-    }
-  }
+  rows_per_mode("aiter fwd_hd128_mxfp4", problem, 22, [&](const cdna4::LaunchOptions& opt) {
+    static const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
+    auto input = [&](const auto& host) { return uploaded(dev, host); };
+    // Scales with kAiterMxfp4ScaleSlack zero bytes after them (see the file comment).
+    auto with_slack = [](std::vector<uint8_t> bytes) {
+      bytes.resize(bytes.size() + kAiterMxfp4ScaleSlack);
+      return bytes;
+    };
+    const cdna4::Buffer q = input(d.q), k = input(d.k), v = input(d.v), qs = input(with_slack(d.q_scale)),
+                        ks = input(with_slack(d.k_scale)), vs = input(d.v_scale);
+    cdna4::Buffer o = input(std::vector<uint8_t>(size_t(s.q_elements()) * 2, 0xff));  // NaN: unwritten shows
+    const cdna4::LaunchStats stats = launch_aiter_mxfp4_fwd(dev, kernel, s, {q, k, v, o, qs, ks, vs},
+                                                            opt);
+    const double err = row_relative_error(bf16_values(o.download<uint16_t>()), d.reference.o, size_t(s.dim));
+    Reports reports;
+    reports.add(stats);
+    fmt::print(" O {:.1e} {:<4} {:>7.3f} {:>12} {:>14}\n", err, err <= kAiterMxfp4OTolerance ? "ok" : "FAIL", stats.seconds,
+               reports.races_column(), reports.hazards_column());
+    reports.print_firsts(shown_reports);
+  });
 }
 
 // aiter_dir: AITER's hsa/gfx950 (empty: no rows).

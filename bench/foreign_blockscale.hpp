@@ -107,35 +107,25 @@ inline void run_blockscale_case(const std::string& name, const std::string& file
         b_scale[size_t(kb * (n / 128) + nb)] = d.b_scale[size_t(nb * (k / 128) + kb)];
   cdna4::Device dev = reporting_emulator();
   std::string shown_reports;
-  for (Mode mode : kModes) {
-    const cdna4::LaunchOptions opt = reporting_launch(mode);
-    fmt::print("{:<44} {:>14} {:<10}", name, fmt::format("{}x{}x{}", m, n, k), mode_name(mode));
-    try {
-      const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
-      cdna4::Buffer a = dev.alloc(d.a.size()), b = dev.alloc(d.b.size());
-      a.upload(d.a);
-      b.upload(aiter_preshuffle(d.b, n, k));
-      cdna4::Buffer sa = dev.alloc(d.a_scale.size() * 4), sb = dev.alloc(b_scale.size() * 4);
-      sa.upload(d.a_scale);
-      sb.upload(b_scale);
-      cdna4::Buffer bias = dev.alloc(size_t(n) * 4), c = dev.alloc(size_t(m * n) * 2);
-      bias.fill_zero();
-      c.upload(std::vector<uint8_t>(size_t(m * n) * 2, 0xff));  // NaN: unwritten shows
-      const cdna4::LaunchStats stats = launch(dev, kernel, BlockscaleBuffers{a, b, sa, sb, bias, c}, opt);
-      const BlockscaleDiff diff = blockscale_diff(d.c, c.download<uint16_t>());
-      Reports reports;
-      reports.add(stats);
-      const size_t differ = truncates ? diff.truncated : diff.rne, other = truncates ? diff.rne : diff.truncated;
-      fmt::print(" {:<12} {:<30} {:>7.3f} {:>7.2f} {:>12} {:>14}\n",
-                 differ == 0 ? "exact" : fmt::format("{} differ", differ),
-                 fmt::format("({} differ from {})", other, truncates ? "RNE" : "truncation"), stats.seconds,
-                 double(m) * double(n) * double(k) / stats.seconds / 1e9, reports.races_column(),
-                 reports.hazards_column());
-      reports.print_firsts(shown_reports);
-    } catch (const std::exception& e) {
-      fmt::print(" stops: {}\n", first_line(e.what()));
-    }
-  }
+  rows_per_mode(name, fmt::format("{}x{}x{}", m, n, k), 14, [&](const cdna4::LaunchOptions& opt) {
+    const cdna4::Kernel kernel = cdna4::Kernel::from_file(file);
+    cdna4::Buffer a = uploaded(dev, d.a), b = uploaded(dev, aiter_preshuffle(d.b, n, k));
+    cdna4::Buffer sa = uploaded(dev, d.a_scale), sb = uploaded(dev, b_scale);
+    cdna4::Buffer bias = dev.alloc(size_t(n) * 4);
+    bias.fill_zero();
+    cdna4::Buffer c = uploaded(dev, std::vector<uint8_t>(size_t(m * n) * 2, 0xff));  // NaN: unwritten shows
+    const cdna4::LaunchStats stats = launch(dev, kernel, BlockscaleBuffers{a, b, sa, sb, bias, c}, opt);
+    const BlockscaleDiff diff = blockscale_diff(d.c, c.download<uint16_t>());
+    Reports reports;
+    reports.add(stats);
+    const size_t differ = truncates ? diff.truncated : diff.rne, other = truncates ? diff.rne : diff.truncated;
+    fmt::print(" {:<12} {:<30} {:>7.3f} {:>7.2f} {:>12} {:>14}\n",
+               differ == 0 ? "exact" : fmt::format("{} differ", differ),
+               fmt::format("({} differ from {})", other, truncates ? "RNE" : "truncation"), stats.seconds,
+               double(m) * double(n) * double(k) / stats.seconds / 1e9, reports.races_column(),
+               reports.hazards_column());
+    reports.print_firsts(shown_reports);
+  });
 }
 
 // BpreShuffle kernels: M = 2 * tileM (two row tiles), N = 256, K = 512 (four

@@ -38,6 +38,27 @@ inline cdna4::LaunchOptions reporting_launch(Mode mode) {
   return opt;
 }
 
+// One row per emulator mode: prints "name problem mode", then `row(launch)`
+// prints the rest of the line; a throw prints " stops: why" in its place.
+template <class Row>
+void rows_per_mode(const std::string& name, const std::string& problem, int problem_width, Row&& row) {
+  for (Mode mode : kModes) {
+    fmt::print("{:<44} {:>{}} {:<10}", name, problem, problem_width, mode_name(mode));
+    try {
+      row(reporting_launch(mode));
+    } catch (const std::exception& e) {
+      fmt::print(" stops: {}\n", first_line(e.what()));
+    }
+  }
+}
+
+// A device buffer holding `host`'s elements.
+template <class Host> cdna4::Buffer uploaded(cdna4::Device& dev, const Host& host) {
+  cdna4::Buffer b = dev.alloc(host.size() * sizeof(host[0]));
+  b.upload(host);
+  return b;
+}
+
 // Reports of one launch: counts of races and of wait-state hazards (a "+"
 // when groups beyond the emulator's cap were not kept), the distinct pcs, and
 // the first of each.
