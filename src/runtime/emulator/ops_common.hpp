@@ -63,6 +63,11 @@ inline void store_lanes(Wave& w, uint32_t reg, const uint32_t* values) {
     if ((exec >> l) & 1) dst[l] = values[l];
 }
 
+// A 16-bit result written to the low or high half (op_sel[3]) of `old`, the other half kept.
+inline uint32_t with_half(uint32_t old, uint32_t half, bool high) {
+  return high ? (old & 0xffffu) | (half << 16) : (old & 0xffff0000u) | half;
+}
+
 inline float as_float(uint32_t bits) { return std::bit_cast<float>(bits); }
 inline uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
 

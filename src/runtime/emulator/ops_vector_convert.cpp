@@ -26,7 +26,7 @@ template <Element E> void v_cvt_pk_f8_f32(Wave& w, const Inst& in) {
   for (int l = 0; l < kLanes; ++l) {
     const uint32_t pair = gfx950::convert_to_f8(E, as_float(a[l]), saturate) |
                           gfx950::convert_to_f8(E, as_float(b[l]), saturate) << 8;
-    r[l] = high ? (old[l] & 0xffff) | pair << 16 : (old[l] & 0xffff0000u) | pair;
+    r[l] = with_half(old[l], pair, high);
   }
   store_lanes(w, in.dst[0].index, r);
 }

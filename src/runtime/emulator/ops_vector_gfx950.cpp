@@ -42,7 +42,7 @@ void v_bitop3_b16(Wave& w, const Inst& in) {
   const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     const uint32_t v = bitop3(table, half(a[l], 0), half(b[l], 1), half(c[l], 2)) & 0xffff;
-    r[l] = high ? (old[l] & 0xffff) | (v << 16) : (old[l] & 0xffff0000u) | v;
+    r[l] = with_half(old[l], v, high);
   }
   store_lanes(w, in.dst[0].index, r);
 }

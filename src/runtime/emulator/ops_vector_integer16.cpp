@@ -67,7 +67,7 @@ template <class T, auto Op, int kSources> void select_halves(Wave& w, const Inst
   for (int l = 0; l < kLanes; ++l) {
     const int64_t x = T::extend(a[l] >> sa), y = T::extend(b[l] >> sb), z = kSources == 3 ? T::extend(c[l] >> sc) : 0;
     const uint32_t h = to_u16<T>(Op(x, y, z), clamp);
-    r[l] = high ? (old[l] & 0xffffu) | (h << 16) : (old[l] & 0xffff0000u) | h;
+    r[l] = with_half(old[l], h, high);
   }
   store_lanes(w, in.dst[0].index, r);
 }

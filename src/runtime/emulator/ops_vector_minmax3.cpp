@@ -86,7 +86,7 @@ template <auto Op> void float3_f16(Wave& w, const Inst& in) {
   for (int l = 0; l < kLanes; ++l) {
     uint32_t h = Op(half_source(in.src[0], a[l]), half_source(in.src[1], b[l]), half_source(in.src[2], c[l]), ieee);
     if (modify) h = to_f16(output_modifiers(in, from_f16(h)));
-    r[l] = high ? (old[l] & 0xffff) | (h << 16) : (old[l] & 0xffff0000u) | h;
+    r[l] = with_half(old[l], h, high);
   }
   store_lanes(w, in.dst[0].index, r);
 }
