@@ -44,6 +44,14 @@ SampleCost per_workgroup(const CuResult& cu, size_t workgroups) {
   return c;
 }
 
+// The workgroups one CU holds at once: as many as fit (occupancy), but no more
+// than the grid gives each CU when the dispatcher spreads it over all of them
+// (256 workgroups on 256 CUs run one per CU, whatever would fit).
+uint32_t resident_per_cu(uint32_t fit, uint64_t workgroups) {
+  const auto cus = uint64_t(param::kComputeUnits.value);
+  return uint32_t(std::clamp<uint64_t>((workgroups + cus - 1) / cus, 1, std::max<uint32_t>(fit, 1)));
+}
+
 }  // namespace
 
 double passed_buffer_bytes(const emu::Dispatch& dispatch) {
@@ -65,7 +73,7 @@ LaunchModel::LaunchModel(const KernelInfo& kernel, const emu::Dispatch& dispatch
     : kernel_(kernel),
       occupancy_(occupancy(kernel, dispatch.block[0] * dispatch.block[1] * dispatch.block[2], lds_bytes(kernel, dispatch))),
       workgroups_(uint64_t(dispatch.grid[0]) * dispatch.grid[1] * dispatch.grid[2]),
-      simulated_(uint32_t(std::min<uint64_t>(occupancy_.workgroups_per_cu, workgroups_))),
+      simulated_(resident_per_cu(occupancy_.workgroups_per_cu, workgroups_)),
       grid_{{dispatch.grid[0], dispatch.grid[1], dispatch.grid[2]}},
       memory_bytes_(passed_buffer_bytes(dispatch)),
       timeline_(timeline),

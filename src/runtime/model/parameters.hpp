@@ -41,13 +41,13 @@ inline constexpr Parameter kStaticPower{"static_power", 400, "W",
                                         "fabric, caches, leakage); only the fitted energies' scale depends on it"};
 inline constexpr Parameter kMacEnergy16{"mac_energy_16bit", 1.223e-12, "J per MAC",
                                         "fitted (bf16 / f16 MFMAs; docs/model.md \"Calibration protocol\")"};
-inline constexpr Parameter kMacEnergy8{"mac_energy_8bit", 0.593e-12, "J per MAC",
+inline constexpr Parameter kMacEnergy8{"mac_energy_8bit", 0.590e-12, "J per MAC",
                                        "fitted (fp8 / bf8 / i8 MFMAs; docs/model.md \"Calibration protocol\")"};
 inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5, "of mac_energy_8bit",
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 0.39e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.41e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
