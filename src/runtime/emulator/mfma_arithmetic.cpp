@@ -1,6 +1,7 @@
 #include "runtime/emulator/mfma_arithmetic.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "common/mfma_fused_groups.hpp"
 #include "common/nan_rules.hpp"
@@ -12,11 +13,16 @@
 namespace cdna4::emu {
 namespace {
 
+// A's element (i, kk) at a[i * row + kk * col]: (K, 1) for row-major A, (1, M) for k-major.
+struct ALayout {
+  int row, col;
+};
+
 // Reference form of the policy: the k loop is sequential for every element.
-void chain_portable(int m, int n, int k, const float* a, const float* b, float* acc) {
+void chain_portable(int m, int n, int k, const float* a, ALayout al, const float* b, float* acc) {
   for (int kk = 0; kk < k; ++kk)
     for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) acc[i * n + j] = std::fma(a[i * k + kk], b[kk * n + j], acc[i * n + j]);
+      for (int j = 0; j < n; ++j) acc[i * n + j] = std::fma(a[i * al.row + kk * al.col], b[kk * n + j], acc[i * n + j]);
   for (int i = 0; i < m * n; ++i) acc[i] = gfx950::mfma_result(acc[i]);
 }
 
@@ -26,7 +32,7 @@ void chain_portable(int m, int n, int k, const float* a, const float* b, float* 
 // its k terms one by one, in order, each rounded once. NaNs become the default
 // NaN in the registers (gfx950::mfma_result), whatever NaN the host's FMA chose.
 template <int N, int K, int kRows>
-__attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float* b, float* acc, int row0) {
+__attribute__((target("avx2,fma"))) void chain_rows(const float* a, ALayout al, const float* b, float* acc, int row0) {
   constexpr int kVecs = N / 8;
   __m256 sum[kRows][kVecs];
   for (int r = 0; r < kRows; ++r)
@@ -35,7 +41,7 @@ __attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float*
     __m256 bv[kVecs];
     for (int v = 0; v < kVecs; ++v) bv[v] = _mm256_loadu_ps(b + kk * N + 8 * v);
     for (int r = 0; r < kRows; ++r) {
-      __m256 ai = _mm256_set1_ps(a[(row0 + r) * K + kk]);
+      __m256 ai = _mm256_set1_ps(a[(row0 + r) * al.row + kk * al.col]);
       for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm256_fmadd_ps(ai, bv[v], sum[r][v]);
     }
   }
@@ -48,9 +54,9 @@ __attribute__((target("avx2,fma"))) void chain_rows(const float* a, const float*
 }
 
 template <int M, int N, int K>
-void chain_fused(const float* a, const float* b, float* acc) {
+void chain_fused(const float* a, ALayout al, const float* b, float* acc) {
   constexpr int kRows = 32 / N * 2;  // 4 rows of 16 or 2 rows of 32: 8 accumulators
-  for (int row = 0; row < M; row += kRows) chain_rows<N, K, kRows>(a, b, acc, row);
+  for (int row = 0; row < M; row += kRows) chain_rows<N, K, kRows>(a, al, b, acc, row);
 }
 
 bool host_has_fma() {
@@ -59,20 +65,24 @@ bool host_has_fma() {
 }
 #endif
 
+void fma_chain(int m, int n, int k, const float* a, ALayout al, const float* b, float* acc) {
+#if defined(__x86_64__)
+  if (host_has_fma()) {
+    if (m == 16 && n == 16 && k == 32) return chain_fused<16, 16, 32>(a, al, b, acc);
+    if (m == 32 && n == 32 && k == 16) return chain_fused<32, 32, 16>(a, al, b, acc);
+    if (m == 16 && n == 16 && k == 16) return chain_fused<16, 16, 16>(a, al, b, acc);
+    if (m == 32 && n == 32 && k == 8) return chain_fused<32, 32, 8>(a, al, b, acc);
+    if (m == 16 && n == 16 && k == 128) return chain_fused<16, 16, 128>(a, al, b, acc);
+    if (m == 32 && n == 32 && k == 64) return chain_fused<32, 32, 64>(a, al, b, acc);
+  }
+#endif
+  chain_portable(m, n, k, a, al, b, acc);
+}
+
 }  // namespace
 
 void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* acc) {
-#if defined(__x86_64__)
-  if (host_has_fma()) {
-    if (m == 16 && n == 16 && k == 32) return chain_fused<16, 16, 32>(a, b, acc);
-    if (m == 32 && n == 32 && k == 16) return chain_fused<32, 32, 16>(a, b, acc);
-    if (m == 16 && n == 16 && k == 16) return chain_fused<16, 16, 16>(a, b, acc);
-    if (m == 32 && n == 32 && k == 8) return chain_fused<32, 32, 8>(a, b, acc);
-    if (m == 16 && n == 16 && k == 128) return chain_fused<16, 16, 128>(a, b, acc);
-    if (m == 32 && n == 32 && k == 64) return chain_fused<32, 32, 64>(a, b, acc);
-  }
-#endif
-  chain_portable(m, n, k, a, b, acc);
+  fma_chain(m, n, k, a, {k, 1}, b, acc);
 }
 
 void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
@@ -92,6 +102,15 @@ void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, con
                      gfx950::Element ta, gfx950::Element tb) {
   if (policy == MfmaPolicy::cdna3_fused_groups) return mfma_fused_groups(m, n, k, a, b, acc, ta, tb);
   mfma_fma_chain(m, n, k, a, b, acc);
+}
+
+void mfma_accumulate_k_major_a(MfmaPolicy policy, int m, int n, int k, const float* a_k_major, const float* b,
+                               float* acc, gfx950::Element ta, gfx950::Element tb) {
+  if (policy == MfmaPolicy::fp32_fma_chain_k_order) return fma_chain(m, n, k, a_k_major, {1, m}, b, acc);
+  std::vector<float> a(size_t(m) * size_t(k));  // the fused groups read A's rows
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk) a[size_t(i * k + kk)] = a_k_major[kk * m + i];
+  mfma_fused_groups(m, n, k, a.data(), b, acc, ta, tb);
 }
 
 }  // namespace cdna4::emu

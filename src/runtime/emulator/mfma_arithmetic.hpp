@@ -31,4 +31,8 @@ void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, floa
 void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, const float* b, float* acc,
                      gfx950::Element ta, gfx950::Element tb);
 
+// The same with A stored k-major (a_k_major[K][M]), as the emulator unpacks it.
+void mfma_accumulate_k_major_a(MfmaPolicy policy, int m, int n, int k, const float* a_k_major, const float* b,
+                               float* acc, gfx950::Element ta, gfx950::Element tb);
+
 }  // namespace cdna4::emu

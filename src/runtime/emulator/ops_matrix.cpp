@@ -1,7 +1,9 @@
 // MFMA: one handler per row of gfx950::kMfmaKinds (common/mfma_table.hpp), specialised at
 // compile time. Floating-point kinds follow the run's policy (mfma_arithmetic.hpp),
 // writing every NaN as the default NaN (common/nan_rules.hpp); i8 kinds accumulate exactly in int32 with wrap-around. Sparse kinds: mfma_sparse.hpp.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -38,6 +40,9 @@ template <Element E> auto element_value(uint32_t bits) {
 }
 
 // A * B of the bf16, f16, fp8 / bf8 and i8 kinds: A / B elements kPerReg to a dword.
+// Lane l holds row (A) / column (B) l % M and k = kPerLane * (l / M) + kPerReg * r + e
+// in element e of register r: for one (r, e) and lane group, M consecutive lanes
+// fill M consecutive entries of A k-major and of B, loops the host vectorises.
 template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc) {
   constexpr gfx950::MfmaInfo kind = kMfmaKinds[I];
   constexpr int M = kind.m, N = kind.n, K = kind.k;
@@ -46,26 +51,28 @@ template <size_t I, class T> void multiply(const Wave& w, const Inst& in, T* acc
   constexpr int kBits = 32 / kPerReg;
   constexpr uint32_t kMask = (1u << kBits) - 1;
   static_assert(M == N && kPerLane * (kLanes / M) == K && kPerReg * kind.ab_regs == kPerLane);
-  alignas(32) T a[M * K], b[K * N];
+  alignas(32) T a_k_major[K * M], b[K * N];
   for (int r = 0; r < kind.ab_regs; ++r) {
     const uint32_t* ra = w.v(in.src[0].index + r);
     const uint32_t* rb = w.v(in.src[1].index + r);
-    for (int l = 0; l < kLanes; ++l)
+    for (int g = 0; g < kLanes / M; ++g)
       for (int e = 0; e < kPerReg; ++e) {
-        const int kk = kPerLane * (l / M) + kPerReg * r + e;
-        a[(l % M) * K + kk] = element_value<kind.element>((ra[l] >> (kBits * e)) & kMask);
-        b[kk * N + l % N] = element_value<kind.element_b>((rb[l] >> (kBits * e)) & kMask);
+        const int kk = kPerLane * g + kPerReg * r + e;
+        for (int i = 0; i < M; ++i) {
+          a_k_major[kk * M + i] = element_value<kind.element>((ra[g * M + i] >> (kBits * e)) & kMask);
+          b[kk * N + i] = element_value<kind.element_b>((rb[g * N + i] >> (kBits * e)) & kMask);
+        }
       }
   }
   if constexpr (kind.element == Element::i8) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         uint32_t sum = uint32_t(acc[i * N + j]);
-        for (int kk = 0; kk < K; ++kk) sum += uint32_t(a[i * K + kk] * b[kk * N + j]);
+        for (int kk = 0; kk < K; ++kk) sum += uint32_t(a_k_major[kk * M + i] * b[kk * N + j]);
         acc[i * N + j] = int32_t(sum);
       }
   } else {
-    mfma_accumulate(w.wg->options.mfma_policy, M, N, K, a, b, acc, kind.element, kind.element_b);
+    mfma_accumulate_k_major_a(w.wg->options.mfma_policy, M, N, K, a_k_major, b, acc, kind.element, kind.element_b);
   }
 }
 
@@ -87,21 +94,22 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
   if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
     w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
   alignas(32) T acc[M * N];
-  auto row_of = [](int l, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * (l / N) + r % 4; };
+  // Register r of lane group g (lanes g N .. g N + N - 1) holds row row_of(g, r), columns in lane order.
+  auto row_of = [](int g, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * g + r % 4; };
   const Operand& c = in.src[2];
   for (int r = 0; r < kOutRegs; ++r)
-    for (int l = 0; l < kLanes; ++l)
-      acc[row_of(l, r) * N + l % N] =
-          std::bit_cast<T>(c.kind == OperandKind::Vgpr ? w.v(c.index + r)[l] : static_cast<uint32_t>(c.imm));
+    for (int g = 0; g < kLanes / N; ++g) {
+      T* row = acc + row_of(g, r) * N;
+      if (c.kind == OperandKind::Vgpr) std::memcpy(row, w.v(c.index + r) + g * N, N * sizeof(T));
+      else std::fill_n(row, N, std::bit_cast<T>(static_cast<uint32_t>(c.imm)));
+    }
   if constexpr (kind.f8f6f4) mfma_f8f6f4_multiply(w, in, kind, acc);
   else if constexpr (kind.sparse) mfma_sparse_multiply(w, in, kind, acc);
   else multiply<I>(w, in, acc);
   if constexpr (kNaNsToDefault)
     for (T& x : acc) x = gfx950::mfma_result(x);
-  for (int r = 0; r < kOutRegs; ++r) {
-    uint32_t* d = w.v(in.dst[0].index + r);
-    for (int l = 0; l < kLanes; ++l) d[l] = std::bit_cast<uint32_t>(acc[row_of(l, r) * N + l % N]);
-  }
+  for (int r = 0; r < kOutRegs; ++r)
+    for (int g = 0; g < kLanes / N; ++g) std::memcpy(w.v(in.dst[0].index + r) + g * N, acc + row_of(g, r) * N, N * sizeof(T));
   w.wg->mfma_macs += uint64_t(M) * N * K;
 }
 
