@@ -15,6 +15,9 @@ class GlobalMemory {
 
   // True when [address, address + bytes) lies inside one region.
   bool contains(uint64_t address, uint64_t bytes) const;
+  // The same, trying `hint` first (the region of a previous access, updated):
+  // an instruction's lanes mostly fall into one region.
+  bool contains(uint64_t address, uint64_t bytes, const MemoryRegion*& hint) const;
 
   void read(uint64_t address, void* out, size_t bytes) const { std::memcpy(out, reinterpret_cast<const void*>(address), bytes); }
   void write(uint64_t address, const void* in, size_t bytes) const { std::memcpy(reinterpret_cast<void*>(address), in, bytes); }

@@ -93,16 +93,35 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
                       rsrc.in_range(indexed, index, offset + soffset, size)};
   };
 
+  // The dword forms without swizzling address a lane's dwords consecutively: a lane
+  // whose last dword is in range has all of them in range (the check is per dword).
+  const bool contiguous = !kSubDword && !(indexed && rsrc.swizzle);
+  auto whole_lane_in_range = [&](int l) {
+    uint32_t index = indexed ? v0[l] : 0;
+    uint32_t voff = mode == kOffen ? v0[l] : mode == kBothen ? v1[l] : 0;
+    uint64_t offset = uint64_t(voff) + uint64_t(in.offset & 0xfff);
+    return rsrc.in_range(indexed, index, offset + soffset, bytes);
+  };
+  const MemoryRegion* region = nullptr;
+
   if (store) {
     LaneValues data[4];
     for (uint32_t d = 0; d < (bytes + 3) / 4; ++d) fetch(w, in.src[0], data[d], d);
     for (int l = 0; l < kLanes; ++l) {
       if (!((exec >> l) & 1)) continue;
+      if (contiguous && whole_lane_in_range(l)) {  // one check and one copy for the lane's dwords
+        const uint64_t address = lane_info(l, 0).address;
+        if (!mem.contains(address, bytes, region)) fail_region(w, in, address, bytes, l);
+        if (trace)
+          for (uint32_t byte = 0; byte < bytes; byte += 4) trace->add(address + byte, 4, l);
+        for (uint32_t byte = 0; byte < bytes; byte += 4) mem.write(address + byte, &data[byte / 4][l], 4);
+        continue;
+      }
       for (uint32_t byte = 0; byte < bytes; byte += 4) {
         BufferLane lane = lane_info(l, byte);
         if (!lane.in_range) continue;  // out-of-range stores are dropped
         const uint32_t size = kSubDword ? bytes : 4;  // a constant 4 for the dword forms
-        if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
+        if (!mem.contains(lane.address, size, region)) fail_region(w, in, lane.address, size, l);
         if (trace) trace->add(lane.address, size, l);
         uint32_t value = data[byte / 4][l];
         if constexpr (kSubDword) value = sub_dword::stored(value, in.aux & kD16Hi);
@@ -121,14 +140,38 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
   bool track = true;
   const uint32_t* old = w.v(in.dst[0].index);
+  if (to_lds) {
+    op.lds_address.reserve(size_t(kLanes) * (bytes / 4));
+    op.values.reserve(size_t(kLanes) * (bytes / 4));
+  }
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
+    if (contiguous && whole_lane_in_range(l)) {  // one check and one copy for the lane's dwords
+      const uint64_t address = lane_info(l, 0).address;
+      if (!mem.contains(address, bytes, region)) fail_region(w, in, address, bytes, l);
+      uint32_t values[4];
+      mem.read(address, values, bytes);
+      if (trace)
+        for (uint32_t byte = 0; byte < bytes; byte += 4) trace->add(address + byte, 4, l);
+      if (to_lds) {
+        const uint32_t at = lds_base + l * lds_stride;
+        check_lds_range(w, in, at, bytes);
+        for (uint32_t d = 0; d < bytes / 4; ++d) {
+          op.lds_address.push_back(at + 4 * d);
+          op.values.push_back(values[d]);
+        }
+        if (track) track = track_lds(w, in, AsyncClass::Vector, at, bytes, true);
+      } else {
+        for (uint32_t d = 0; d < bytes / 4; ++d) op.values[d * kLanes + l] = values[d];
+      }
+      continue;
+    }
     for (uint32_t byte = 0; byte < bytes; byte += 4) {
       BufferLane lane = lane_info(l, byte);
       const uint32_t size = kSubDword ? bytes : 4;  // a constant 4 for the dword forms
       uint32_t value = 0;  // out-of-range loads return zero
       if (lane.in_range) {
-        if (!mem.contains(lane.address, size)) fail_region(w, in, lane.address, size, l);
+        if (!mem.contains(lane.address, size, region)) fail_region(w, in, lane.address, size, l);
         mem.read(lane.address, &value, size);
         if (trace) trace->add(lane.address, size, l);
       }
