@@ -333,3 +333,38 @@ TEST_CASE("cdna4-asmgen --verify takes attention schedules: verdict, loop pictur
   CHECK(tools::run_verify_cli(attention_dir() + "attn_fwd_d64.json", unplanned) == 1);
   CHECK(unplanned.str().find("explicit ops") != std::string::npos);
 }
+
+TEST_CASE("the documented attention loop picture is the verifier's", "[attention-schedule]") {
+  const std::string readme = schedule_test::read_text(schedule_test::schedules_dir() + "README.md");
+  const std::string marker = "<!-- attention-loop-picture: attn_fwd_d128_explicit -->\n```\n";
+  const size_t at = readme.find(marker);
+  REQUIRE(at != std::string::npos);
+  const size_t begin = at + marker.size();
+  const std::string documented = readme.substr(begin, readme.find("```", begin) - begin);
+  CHECK(documented == detail::attention_loop_picture(load_attention_schedule(attention_dir() + "attn_fwd_d128_explicit.json")));
+}
+
+TEST_CASE("a deeper pipeline verifies with enough slots and waits, and is refused with too few", "[attention-schedule]") {
+  // G2S two blocks ahead (compute in stage 2): K of block t waits behind V of t and
+  // K, V of t+1 and t+2 (5 parts' worth per operand part), V behind 4.
+  AttentionSchedule deep = explicit_baseline("deep", 128, 4, 64);
+  const int parts = 4;
+  for (AttentionOp& op : deep.ops)
+    if (op.stage == 1) op.stage = 2;
+  deep.ops[find_op(deep, K::barrier)].vmcnt = 5 * parts;
+  deep.ops[find_op(deep, K::s2r) + 1 + 4 + 6].vmcnt = 4 * parts;  // the V barrier: after s2r k, 4 dot_qk, 6 softmax ops
+  REQUIRE(deep.ops[find_op(deep, K::s2r) + 11].kind == K::barrier);
+  deep.lds_buffers = 3;
+  const VerifyReport r = verify(deep);
+  INFO(r.summary());
+  CHECK(r.accepted());
+  AttentionSchedule two_slots = deep;
+  two_slots.lds_buffers = 2;
+  CHECK(has_rule(verify(two_slots), "war-race"));
+  AttentionSchedule late_v = explicit_baseline("b", 128, 4, 64);  // s2r v after the first dot_pv
+  {
+    const AttentionSchedule m = moved(late_v, find_op(late_v, K::s2r) + 12, find_op(late_v, K::dot_pv, 0), true);
+    REQUIRE(m.ops[find_op(m, K::dot_pv, 0) + 1].kind == K::s2r);
+    CHECK(has_rule(verify(m), "register-chain"));
+  }
+}
