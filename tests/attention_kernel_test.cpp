@@ -192,3 +192,42 @@ TEST_CASE("attention kernel: D=128 non-causal whole blocks is bit-exact", "[atte
   Device dev = Device::emulator();
   check_case(dev, shipped(128), Case{});
 }
+
+TEST_CASE("attention kernel: one query, one key, ragged lengths", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 1, .nk = 1, .d = d});
+    check_case(dev, s, Case{.nq = 1, .nk = 300, .d = d});
+    check_case(dev, s, Case{.nq = 300, .nk = 1, .d = d});
+    check_case(dev, s, Case{.nq = 63, .nk = 65, .d = d});
+    check_case(dev, s, Case{.nq = 65, .nk = 127, .d = d, .out = OutType::bf16});
+    check_case(dev, s, Case{.nq = 127, .nk = 63, .d = d, .lse = false});
+    check_case(dev, s, Case{.nq = 128, .nk = 256, .d = d});
+  }
+}
+
+TEST_CASE("attention kernel: causal with Nq > Nk (rows that see nothing), Nq < Nk and Nq = Nk", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 300, .nk = 65, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 65, .nk = 300, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 127, .nk = 127, .d = d, .causal = true, .out = OutType::bf16});
+    check_case(dev, s, Case{.nq = 1, .nk = 63, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 63, .nk = 1, .d = d, .causal = true, .lse = false});
+    check_case(dev, s, Case{.nq = 256, .nk = 128, .d = d, .causal = true});
+  }
+}
+
+TEST_CASE("attention kernel: GQA 8:1, MQA, batches, strided BHSD tensors", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 65, .nk = 63, .h = 16, .hkv = 2, .d = d});
+    check_case(dev, s, Case{.b = 2, .nq = 63, .nk = 65, .h = 3, .hkv = 1, .d = d, .causal = true});
+    check_case(dev, s, Case{.b = 3, .nq = 65, .nk = 127, .h = 2, .hkv = 2, .d = d, .out = OutType::bf16, .bhsd = true});
+    check_case(dev, s, Case{.b = 2, .nq = 127, .nk = 65, .h = 4, .hkv = 2, .d = d, .causal = true, .lse = true,
+                            .bhsd = true});
+  }
+}
