@@ -18,8 +18,10 @@
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
+#include "support/errors.hpp"
 
 using namespace cdna4;
+using cdna4::test::error_of;
 
 namespace {
 
@@ -230,4 +232,147 @@ TEST_CASE("attention kernel: GQA 8:1, MQA, batches, strided BHSD tensors", "[att
     check_case(dev, s, Case{.b = 2, .nq = 127, .nk = 65, .h = 4, .hkv = 2, .d = d, .causal = true, .lse = true,
                             .bhsd = true});
   }
+}
+
+TEST_CASE("attention plan: the baseline loop body and its waits", "[attention-kernel]") {
+  // D = 128, 4 waves, 64 keys: 16 KiB blocks, 4 G2S parts of 4 KiB per operand.
+  const AttentionSchedule planned = plan(shipped(128));
+  CHECK(!planned.num_stages);
+  REQUIRE(planned.ops.size() == 8 + 13);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(planned.ops[i].kind == AttentionOpKind::g2s);
+    CHECK(planned.ops[i].stage == 0);
+    CHECK(planned.ops[i].operand == (i < 4 ? KvOperand::k : KvOperand::v));
+    CHECK(planned.ops[i].part == i % 4);
+  }
+  const auto at = [&](int i) { return planned.ops[size_t(i)]; };
+  // Block t's K waits behind V(t), K(t + 1), V(t + 1): 12 loads; its V behind the next block's 8.
+  CHECK(at(8).kind == AttentionOpKind::barrier);
+  CHECK(at(8).vmcnt == 12);
+  CHECK(at(9).kind == AttentionOpKind::s2r);
+  CHECK(at(10).kind == AttentionOpKind::dot_qk);
+  CHECK(at(10).lgkmcnt == 0);
+  CHECK(at(17).kind == AttentionOpKind::barrier);
+  CHECK(at(17).vmcnt == 8);
+  CHECK(at(18).operand == KvOperand::v);
+  CHECK(at(19).kind == AttentionOpKind::dot_pv);
+  CHECK(at(19).lgkmcnt == 0);
+  CHECK(at(20).kind == AttentionOpKind::barrier);
+  CHECK(!at(20).vmcnt);
+  for (size_t i = 8; i < planned.ops.size(); ++i) CHECK(planned.ops[i].stage == 1);
+
+  // One stage: K waits behind its own V loads only.
+  AttentionSchedule one = shipped(64);
+  one.num_stages = 1;
+  const AttentionSchedule single = plan(one);
+  // D = 64: 8 KiB blocks, 2 parts per operand.
+  CHECK(single.ops[4].kind == AttentionOpKind::barrier);
+  CHECK(single.ops[4].vmcnt == 2);
+  CHECK(single.ops[13].vmcnt == 0);
+
+  // Explicit ops without waits get the planner's; with waits they are kept.
+  AttentionSchedule explicit_ops = shipped(128);
+  explicit_ops.num_stages.reset();
+  explicit_ops.ops = planned.ops;
+  for (AttentionOp& op : explicit_ops.ops) op.vmcnt.reset(), op.lgkmcnt.reset();
+  CHECK(plan(explicit_ops).ops == planned.ops);
+  explicit_ops.ops[8].vmcnt = 0;
+  CHECK(plan(explicit_ops).ops[8].vmcnt == 0);
+  CHECK(!plan(explicit_ops).ops[17].vmcnt);
+}
+
+TEST_CASE("attention kernel: one stage and explicit ops run bit-exact", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  AttentionSchedule one = shipped(64);
+  one.name = "attn_fwd_d64_one_stage";
+  one.num_stages = 1;
+  check_case(dev, one, Case{.nq = 65, .nk = 127, .d = 64, .causal = true});
+  // block_k 32, 8 waves, three LDS slots, per-kpack reads and dots.
+  AttentionSchedule s;
+  s.name = "attn_fwd_d128_w8_k32";
+  s.dim = 128, s.waves = 8, s.block_q = 128, s.block_k = 32, s.lds_buffers = 3, s.num_stages = 2;
+  check_case(dev, s, Case{.b = 2, .nq = 130, .nk = 100, .h = 2, .hkv = 1, .d = 128, .causal = true, .bhsd = true});
+  check_case(dev, s, Case{.nq = 33, .nk = 257, .d = 128, .out = OutType::bf16});
+}
+
+TEST_CASE("attention kernel: compile statistics", "[attention-kernel]") {
+  AttentionShape shape;
+  shape.seqlen_q = 256, shape.seqlen_k = 512, shape.heads = 2, shape.heads_kv = 1, shape.dim = 128;
+  const AttentionKernel k = compile_attention(shipped(128), shape);
+  CHECK(k.grid.x == 4);
+  CHECK(k.grid.y == 2);
+  CHECK(k.grid.z == 1);
+  CHECK(k.block.x == 256);
+  CHECK(k.stats.lds_bytes == 65536);  // two K and two V slots of 64 x 128 bf16
+  CHECK(k.stats.loop_instructions > 0);
+  CHECK(k.stats.loop_iterations == 1);
+  // Per block: 4 key tiles x 4 kpacks (dot_qk) + 8 d tiles x 4 key tiles (dot_pv); prologue, loop, epilogue.
+  CHECK(k.stats.mfma == 2 * (16 + 32));
+  CHECK(k.stats.vgprs <= 256);
+  CHECK(k.stats.waves_per_simd >= 1);
+  CHECK(attention_flops(shape) == 4.0 * 2 * 256 * 512 * 128);
+  shape.causal = true;
+  CHECK(attention_flops(shape) == 2.0 * 2 * 256 * 512 * 128);
+}
+
+TEST_CASE("attention kernel: schedules and problems it cannot take are refused in words", "[attention-kernel]") {
+  AttentionShape shape;
+  shape.seqlen_q = 64, shape.seqlen_k = 64, shape.heads = 1, shape.heads_kv = 1, shape.dim = 128;
+  const auto refused = [&](auto change) {
+    AttentionSchedule s = shipped(128);
+    change(s);
+    return error_of([&] { compile_attention(s, shape); });
+  };
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("dim must be 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves must be 4 or 8"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q must be 16 * waves"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k must be 32, 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }),
+             Catch::Contains("not a whole number of G2S parts"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }), Catch::Contains("LDS"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128; }), Catch::Contains("VGPRs"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages 1 or 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[0].part = 4;
+             }),
+             Catch::Contains("part must be 0 to 3"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[10].kpack = 4;
+             }),
+             Catch::Contains("kpack must be 0 to 3"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[11].order = s.ops[10].order;
+             }),
+             Catch::Contains("used twice"));
+  CHECK_THAT(error_of([&] {
+               AttentionShape d64 = shape;
+               d64.dim = 64;
+               compile_attention(shipped(128), d64);
+             }),
+             Catch::Contains("D = 128, the shape has D = 64"));
+  CHECK_THAT(error_of([&] {
+               AttentionShape gqa = shape;
+               gqa.heads = 3, gqa.heads_kv = 2;
+               compile_attention(shipped(128), gqa);
+             }),
+             Catch::Contains("H must be a multiple of Hkv"));
+
+  // run_attention: the kernel's shape, strides it can address.
+  Device dev = Device::emulator();
+  const AttentionKernel kernel = compile_attention(shipped(128), shape);
+  Case c;
+  c.lse = false;
+  Data other(c, 3);
+  other.problem.shape.lse = false;
+  CHECK_THAT(error_of([&] { run_attention(dev, kernel, other.problem); }), Catch::Contains("another shape"));
+  Data odd(Case{.nq = 64, .nk = 64, .lse = false, .bhsd = true}, 3);
+  odd.problem.shape = shape;
+  odd.problem.k_strides->seq = 132;  // 264 bytes: rows not on 16 bytes
+  CHECK_THAT(error_of([&] { run_attention(dev, kernel, odd.problem); }), Catch::Contains("multiples of 8 elements"));
 }
