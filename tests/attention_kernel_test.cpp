@@ -376,3 +376,22 @@ TEST_CASE("attention kernel: schedules and problems it cannot take are refused i
   odd.problem.k_strides->seq = 132;  // 264 bytes: rows not on 16 bytes
   CHECK_THAT(error_of([&] { run_attention(dev, kernel, odd.problem); }), Catch::Contains("multiples of 8 elements"));
 }
+
+TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than the prologue", "[attention-kernel]") {
+  // K loads at stage 0, V loads at stage 1, the compute at stage 2: causal query
+  // blocks near the top see one block only (n = 1 < depth - 1), which takes
+  // its own exact stream; the waits are the planner's.
+  AttentionSchedule s = shipped(64);
+  s.name = "attn_fwd_d64_three_stages";
+  s.lds_buffers = 3;
+  s.ops = plan(s).ops;
+  s.num_stages.reset();
+  for (AttentionOp& op : s.ops) {
+    op.vmcnt.reset(), op.lgkmcnt.reset();
+    if (op.kind != AttentionOpKind::g2s) op.stage = 2;
+    else if (op.operand == KvOperand::v) op.stage = 1;
+  }
+  Device dev = Device::emulator();
+  check_case(dev, s, Case{.nq = 300, .nk = 300, .d = 64, .causal = true});
+  check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
+}
