@@ -295,7 +295,8 @@ TEST_CASE("attention kernel: one stage and explicit ops run bit-exact", "[attent
   check_case(dev, s, Case{.nq = 33, .nk = 257, .d = 128, .out = OutType::bf16});
 }
 
-TEST_CASE("attention kernel: compile statistics", "[attention-kernel]") {
+TEST_CASE("attention kernel: compile statistics and the compile cache", "[attention-kernel]") {
+  clear_compile_cache();
   AttentionShape shape;
   shape.seqlen_q = 256, shape.seqlen_k = 512, shape.heads = 2, shape.heads_kv = 1, shape.dim = 128;
   const AttentionKernel k = compile_attention(shipped(128), shape);
@@ -310,6 +311,13 @@ TEST_CASE("attention kernel: compile statistics", "[attention-kernel]") {
   CHECK(k.stats.mfma == 2 * (16 + 32));
   CHECK(k.stats.vgprs <= 256);
   CHECK(k.stats.waves_per_simd >= 1);
+  CHECK(!k.stats.cached);
+  const AttentionKernel again = compile_attention(shipped(128), shape);
+  CHECK(again.stats.cached);
+  CHECK(again.kernel.hsaco() == k.kernel.hsaco());
+  AttentionShape other = shape;
+  other.scale = 0.5f;
+  CHECK(!compile_attention(shipped(128), other).stats.cached);
   CHECK(attention_flops(shape) == 4.0 * 2 * 256 * 512 * 128);
   shape.causal = true;
   CHECK(attention_flops(shape) == 2.0 * 2 * 256 * 512 * 128);

@@ -9,6 +9,7 @@
 #include "codegen/assembler.hpp"
 #include "codegen/attention/lower_attention.hpp"
 #include "codegen/attention/plan.hpp"
+#include "codegen/gemm/compile_cache.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4 {
@@ -24,6 +25,20 @@ std::string kernel_name_for(const AttentionSchedule& s, const CompileOptions& o)
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
   return name;
+}
+
+// Everything the kernel's bytes depend on.
+std::string cache_key(const AttentionSchedule& s, const AttentionShape& sh, const std::string& name,
+                      const CompileOptions& o) {
+  std::string key = fmt::format("attention|{}|{}|{},{},{},{},{}|{}|", s.name, s.target, s.dim, s.waves, s.block_q,
+                                s.block_k, s.lds_buffers, s.num_stages.value_or(0));
+  for (const AttentionOp& op : s.ops)
+    key += fmt::format("{},{},{},{},{},{},{},{},{},{};", int(op.kind), op.stage, op.order, op.phase,
+                       op.vmcnt.value_or(-1), op.lgkmcnt.value_or(-1), int(op.operand), op.part,
+                       op.kpack.value_or(-1), op.prio);
+  return key + fmt::format("|{},{},{},{},{},{},{},{:a},{},{}|{}|{}{}", sh.batch, sh.seqlen_q, sh.seqlen_k, sh.heads,
+                           sh.heads_kv, sh.dim, sh.causal, sh.softmax_scale(), int(sh.out), sh.lse, name, o.verify,
+                           o.keep_assembly || o.text_assembly);
 }
 
 int count_mfma(const codegen::isa::Code& code) {
@@ -44,6 +59,16 @@ double attention_flops(const AttentionShape& sh) {
 AttentionKernel compile_attention(const AttentionSchedule& schedule, const AttentionShape& shape,
                                   const CompileOptions& options) {
   const auto t0 = Clock::now();
+  const std::string name = kernel_name_for(schedule, options);
+  std::string key;
+  if (options.use_cache) {
+    key = cache_key(schedule, shape, name, options);
+    if (std::optional<AttentionKernel> hit = detail::compile_cache().find<AttentionKernel>(key)) {
+      hit->stats.cached = true;
+      hit->stats.total_ms = ms_since(t0);
+      return *hit;
+    }
+  }
   AttentionKernel out;
   CompileStats& st = out.stats;
   const AttentionSchedule planned = plan(schedule);
@@ -52,7 +77,6 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   if (options.verify) codegen::attention::check_attention_schedule(planned);
   st.parse_plan_verify_ms = ms_since(t0);
 
-  const std::string name = kernel_name_for(schedule, options);
   auto t = Clock::now();
   const codegen::LoweredAttention lowered = codegen::lower_attention(planned, shape, name);
   if (options.keep_assembly || options.text_assembly) out.assembly = lowered.assembly();
@@ -83,6 +107,7 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   st.waves_per_simd = o.waves_per_simd;
   st.occupancy_limit = o.limit;
   st.total_ms = ms_since(t0);
+  if (options.use_cache) detail::compile_cache().insert(key, out);
   return out;
 }
 
