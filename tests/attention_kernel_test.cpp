@@ -21,10 +21,12 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "support/errors.hpp"
+#include "support/random_bf16.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
 using cdna4::test::error_of;
+using cdna4::test::random_bf16;
 
 namespace {
 
@@ -48,17 +50,6 @@ AttentionSchedule shipped(int dim) {
   s.num_stages = int(j.at("num_stages"));
   REQUIRE(s.dim == dim);
   return s;
-}
-
-std::vector<uint8_t> random_bf16(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<uint8_t> bytes(size_t(count) * 2);
-  for (int64_t i = 0; i < count; ++i) {
-    const uint16_t bits = float_to_bf16(normal(rng));
-    std::memcpy(&bytes[size_t(i) * 2], &bits, 2);
-  }
-  return bytes;
 }
 
 struct Case {
