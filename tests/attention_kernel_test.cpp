@@ -323,6 +323,10 @@ TEST_CASE("attention kernel: compile statistics and the compile cache", "[attent
   const AttentionKernel again = compile_attention(shipped(128), shape);
   CHECK(again.stats.cached);
   CHECK(again.kernel.hsaco() == k.kernel.hsaco());
+  CompileOptions text;  // the text path gives the bytes the streamed instructions give
+  text.text_assembly = true;
+  text.use_cache = false;
+  CHECK(compile_attention(shipped(128), shape, text).kernel.hsaco() == k.kernel.hsaco());
   AttentionShape other = shape;
   other.scale = 0.5f;
   CHECK(!compile_attention(shipped(128), other).stats.cached);
