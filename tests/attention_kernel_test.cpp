@@ -415,3 +415,28 @@ TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than
   check_case(dev, s, Case{.nq = 300, .nk = 300, .d = 64, .causal = true});
   check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
 }
+
+TEST_CASE("attention kernel: mutants of the planned schedule race on the emulator", "[attention-kernel]") {
+  // Compiled without verification (CompileOptions::verify = false runs a
+  // refused schedule), each mutant lets a wave read LDS or registers before
+  // they are written, or refill a slot another wave still reads.
+  Device dev = Device::emulator();
+  const AttentionSchedule planned = plan(shipped(64));  // 2 G2S parts per operand: ops 0-3 load, 4 is K's barrier
+  REQUIRE(planned.ops[4].kind == AttentionOpKind::barrier);
+  REQUIRE(planned.ops[4].vmcnt == 6);
+  REQUIRE(planned.ops[6].kind == AttentionOpKind::dot_qk);
+  const Data data(Case{.nq = 128, .nk = 512, .d = 64, .lse = false}, 11);
+  CompileOptions unverified;
+  unverified.verify = false;
+  const auto races = [&](const char* name, auto change) {
+    AttentionSchedule s = planned;
+    s.name = name;
+    change(s);
+    INFO(name);
+    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
+  };
+  races("no_trailing_barrier", [](AttentionSchedule& s) { s.ops.back().kind = AttentionOpKind::wait; });
+  races("no_k_barrier", [](AttentionSchedule& s) { s.ops[4].kind = AttentionOpKind::wait; });
+  races("k_wait_too_short", [](AttentionSchedule& s) { s.ops[4].vmcnt = 8; });
+  races("dot_qk_without_lgkmcnt", [](AttentionSchedule& s) { s.ops[6].lgkmcnt.reset(); });
+}
