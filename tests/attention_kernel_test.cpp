@@ -434,6 +434,9 @@ TEST_CASE("attention kernel: mutants of the planned schedule race on the emulato
     change(s);
     INFO(name);
     CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
+    // Verified (the default), the same mutant never reaches the emulator.
+    CHECK_THROWS_WITH(compile_attention(s, data.problem.shape), Catch::Contains("rejected"));
+    CHECK_FALSE(verify(s).accepted());
   };
   races("no_trailing_barrier", [](AttentionSchedule& s) { s.ops.back().kind = AttentionOpKind::wait; });
   races("no_k_barrier", [](AttentionSchedule& s) { s.ops[4].kind = AttentionOpKind::wait; });

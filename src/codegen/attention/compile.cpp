@@ -55,9 +55,9 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   AttentionKernel out;
   CompileStats& st = out.stats;
   const AttentionSchedule planned = plan(schedule);
-  // The schedule's proof: the structural checks the lowering relies on (the
-  // attention verifier's findings are reported from here).
-  if (options.verify) codegen::attention::check_attention_schedule(planned);
+  // The schedule's proof (waits, barriers, LDS races, the register chain);
+  // plan() made the structural checks the lowering relies on.
+  if (options.verify) verify_or_throw(planned);
   st.parse_plan_verify_ms = ms_since(t0);
 
   auto t = Clock::now();
