@@ -36,17 +36,14 @@ void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32
                                   bytes, address, w.wg->lds.size()));
 }
 
-void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
-  if (address % 4 != 0)
-    w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not dword aligned", address));
-  if (address + bytes > w.wg->lds.size())
-    w.wg->fail(w, in, fmt::format("LDS access of {} bytes at 0x{:x} is outside the workgroup's {} bytes of LDS",
-                                  bytes, address, w.wg->lds.size()));
+void fail_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
+  if (address % 4 != 0) w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not dword aligned", address));
+  w.wg->fail(w, in, fmt::format("LDS access of {} bytes at 0x{:x} is outside the workgroup's {} bytes of LDS", bytes,
+                                address, w.wg->lds.size()));
 }
 
-bool track_lds(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32_t bytes, bool write) {
+bool track_lds_access(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32_t bytes, bool write) {
   Workgroup& wg = *w.wg;
-  if (!wg.track_races) return true;
   LdsAccess access{static_cast<uint16_t>(w.id), cls, w.async.issued[int(cls)] + 1, in.id, w.barrier_epoch, write};
   auto conflict = wg.lds_tracker.access(address / 4, (bytes + 3) / 4, access, wg.async_states);
   if (!conflict) return true;
