@@ -25,8 +25,8 @@
 #include "cli_names.hpp"
 #include "common/activations.hpp"
 #include "cli_numbers.hpp"
+#include "element_data.hpp"
 #include "launch_progress.hpp"
-#include "input_file.hpp"
 #include "model_output.hpp"
 #include "output_file.hpp"
 #include "report_output.hpp"
@@ -34,6 +34,8 @@
 
 namespace {
 
+using cdna4::tools::generate_elements;
+using cdna4::tools::read_elements;
 using cdna4::tools::UsageError;
 
 const char* kUsage =
@@ -219,29 +221,6 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::vector<uint8_t> read_matrix(const std::string& path, cdna4::DataType type, int64_t elements, const char* what) {
-  const size_t bytes = cdna4::packed_bytes(type, elements);
-  const std::vector<char> data = cdna4::tools::read_file_of_size(
-      path, bytes, what, fmt::format("{} needs {} {} elements = {} bytes", what, elements, cdna4::to_string(type), bytes));
-  return std::vector<uint8_t>(data.begin(), data.end());
-}
-
-// Normal values or small integers (-4..4, exact in every type), rounded into `type`.
-std::vector<uint8_t> generate(cdna4::DataType type, int64_t elements, uint64_t seed, bool integer) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> small(-4, 4);
-  std::vector<uint32_t> codes(static_cast<size_t>(elements));
-  for (auto& c : codes) {
-    const float x = integer ? float(small(rng)) : normal(rng);
-    c = type == cdna4::DataType::f32 ? std::bit_cast<uint32_t>(x) : cdna4::encode_element(type, x);
-  }
-  if (type != cdna4::DataType::f32) return cdna4::pack_elements(type, codes);
-  std::vector<uint8_t> bytes(codes.size() * 4);
-  std::memcpy(bytes.data(), codes.data(), bytes.size());
-  return bytes;
-}
-
 std::vector<uint8_t> read_scales(const std::string& path, int64_t count, const char* what) {
   const std::vector<char> data = cdna4::tools::read_file_of_size(
       path, uint64_t(count), what, fmt::format("{} need {} E8M0 bytes", what, count));
@@ -264,7 +243,7 @@ struct Inputs {
 };
 
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
-  return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
+  return cdna4::tools::modeled_tflops(model, 2.0 * double(m) * double(n) * double(k));
 }
 
 // The host bytes of the run's data: A, B, the scales, C input and bias, and the
@@ -302,8 +281,10 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
   const int64_t a_elements = elements(m * k, shape.stride(p.layout, Operand::a));
   const int64_t b_elements = elements(k * n, shape.stride(p.layout, Operand::b));
   const bool integer = o.data == "integer";
-  in.a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer) : read_matrix(o.a, schedule.type_a, a_elements, "A");
-  in.b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer) : read_matrix(o.b, schedule.type_b, b_elements, "B");
+  in.a = o.a.empty() ? generate_elements(schedule.type_a, a_elements, o.seed, integer)
+                     : read_elements(o.a, schedule.type_a, a_elements, "A");
+  in.b = o.b.empty() ? generate_elements(schedule.type_b, b_elements, o.seed + 1, integer)
+                     : read_elements(o.b, schedule.type_b, b_elements, "B");
   if (schedule.scaled) {
     const int64_t count_a = m * std::floor(k / 32) * shape.batch, count_b = std::floor(k / 32) * n * shape.batch;
     in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
@@ -314,11 +295,12 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
     p.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
     const int64_t c_elements = elements(m * n, shape.c_stride());
     if (e->c)
-      in.c = o.c_in.empty() ? generate(*e->c, c_elements, o.seed + 4, integer) : read_matrix(o.c_in, *e->c, c_elements, "C");
+      in.c = o.c_in.empty() ? generate_elements(*e->c, c_elements, o.seed + 4, integer)
+                            : read_elements(o.c_in, *e->c, c_elements, "C");
     const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
     if (bias_len)
-      in.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
-                               : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
+      in.bias = o.bias.empty() ? generate_elements(e->bias_type, bias_len, o.seed + 5, integer)
+                               : read_elements(o.bias, e->bias_type, bias_len, "the bias");
   }
   p.shape = shape;
   p.a = in.a;
@@ -405,7 +387,7 @@ void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return cdna4::tools::guarded_main("cdna4-gemm", [&] {
     cdna4::tools::install_interrupt_handler();
     const Options o = parse(argc, argv);
     cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
@@ -453,19 +435,9 @@ int main(int argc, char** argv) {
     cdna4::tools::LaunchProgressBar progress("cdna4-gemm", o.quiet || o.json);
     progress.attach(launch);
     const auto t0 = std::chrono::steady_clock::now();
-    std::optional<cdna4::GemmRun> finished;
-    try {
-      finished = cdna4::run_gemm(device, schedule, problem, {}, launch);
-    } catch (const cdna4::Error&) {
-      progress.finish();
-      if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
-      const cdna4::LaunchProgress& p = progress.last();
-      std::fprintf(stderr, "cdna4-gemm: interrupted (Ctrl-C) %s; nothing written\n",
-                   p.workgroups_total ? fmt::format("after {} of {} workgroups", p.workgroups_done, p.workgroups_total).c_str()
-                                      : "before the launch started");
-      return cdna4::tools::kExitInterrupted;
-    }
-    progress.finish();
+    const std::optional<cdna4::GemmRun> finished =
+        progress.run([&] { return cdna4::run_gemm(device, schedule, problem, {}, launch); });
+    if (!finished) return cdna4::tools::kExitInterrupted;
     const cdna4::GemmRun& run = *finished;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
@@ -485,14 +457,5 @@ int main(int argc, char** argv) {
                                                                            : cdna4::tools::kExitOk;
     print_report(o, schedule, problem.shape, out, device.name(), config.max_races, run, wall, diff);
     return status;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());
-    return cdna4::tools::kExitUsage;
-  } catch (const cdna4::Error& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
-    return cdna4::tools::kExitError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
-    return 1;
-  }
+  });
 }
