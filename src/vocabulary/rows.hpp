@@ -7,6 +7,7 @@
 // parse<E>) work over: `what` (how an error names E) and `rows` (one row per
 // value, in the enum's order, each with `value` and `name`). Another enum joins
 // by specialising it and instantiating parse / try_parse in its own .cpp.
+#include <cdna4/attention.hpp>
 #include <cdna4/error.hpp>
 #include <cdna4/vocabulary.hpp>
 
@@ -87,6 +88,17 @@ inline constexpr NameRow<OpKind> kOpKinds[] = {
     {OpKind::g2s, "g2s"},         {OpKind::s2r, "s2r"},         {OpKind::mfma, "mfma"},
     {OpKind::barrier, "barrier"}, {OpKind::setprio, "setprio"}, {OpKind::wait, "wait"},
 };
+// Attention schedule ops (include/cdna4/attention.hpp) and the K/V operands.
+inline constexpr NameRow<AttentionOpKind> kAttentionOpKinds[] = {
+    {AttentionOpKind::g2s, "g2s"},         {AttentionOpKind::s2r, "s2r"},
+    {AttentionOpKind::dot_qk, "dot_qk"},   {AttentionOpKind::mask, "mask"},
+    {AttentionOpKind::row_max, "row_max"}, {AttentionOpKind::exp, "exp"},
+    {AttentionOpKind::row_sum, "row_sum"}, {AttentionOpKind::rescale_o, "rescale_o"},
+    {AttentionOpKind::convert_p, "convert_p"}, {AttentionOpKind::dot_pv, "dot_pv"},
+    {AttentionOpKind::barrier, "barrier"}, {AttentionOpKind::setprio, "setprio"},
+    {AttentionOpKind::wait, "wait"},
+};
+inline constexpr NameRow<KvOperand> kKvOperands[] = {{KvOperand::k, "k"}, {KvOperand::v, "v"}};
 inline constexpr NameRow<BiasDim> kBiasDims[] = {{BiasDim::none, "none"}, {BiasDim::m, "m"}, {BiasDim::n, "n"}};
 
 struct OutTypeRow {
@@ -125,6 +137,14 @@ template <> struct Vocabulary<Operand> {
 template <> struct Vocabulary<OpKind> {
   static constexpr std::string_view what = "op kind";
   static constexpr std::span<const NameRow<OpKind>> rows{kOpKinds};
+};
+template <> struct Vocabulary<AttentionOpKind> {
+  static constexpr std::string_view what = "attention op kind";
+  static constexpr std::span<const NameRow<AttentionOpKind>> rows{kAttentionOpKinds};
+};
+template <> struct Vocabulary<KvOperand> {
+  static constexpr std::string_view what = "K/V operand";
+  static constexpr std::span<const NameRow<KvOperand>> rows{kKvOperands};
 };
 template <> struct Vocabulary<BiasDim> {
   static constexpr std::string_view what = "bias dimension";

@@ -10,6 +10,8 @@ const char* to_string(DataType type) { return row(type).name.data(); }
 const char* to_string(Layout layout) { return row(layout).name.data(); }
 const char* to_string(MfmaKind kind) { return row(kind).name.data(); }
 const char* to_string(OpKind kind) { return row(kind).name.data(); }
+const char* to_string(AttentionOpKind kind) { return row(kind).name.data(); }
+const char* to_string(KvOperand operand) { return row(operand).name.data(); }
 const char* to_string(BiasDim dim) { return row(dim).name.data(); }
 const char* to_string(OutType out) { return row(out).name.data(); }
 const char* to_string(MfmaPolicy policy) { return row(policy).name.data(); }
@@ -36,6 +38,8 @@ CDNA4_VOCABULARY(DataType)
 CDNA4_VOCABULARY(Layout)
 CDNA4_VOCABULARY(MfmaKind)
 CDNA4_VOCABULARY(OpKind)
+CDNA4_VOCABULARY(AttentionOpKind)
+CDNA4_VOCABULARY(KvOperand)
 CDNA4_VOCABULARY(BiasDim)
 CDNA4_VOCABULARY(OutType)
 CDNA4_VOCABULARY(Activation)

@@ -6,6 +6,7 @@ at the JSON level (unknown fields, wrong enums). Needs Debian's python3-jsonsche
 import glob
 import json
 import os
+import re
 import sys
 import unittest
 
@@ -66,6 +67,66 @@ class SchemaTest(unittest.TestCase):
             change(bad)
             self.assertFalse(self.validator.is_valid(bad), bad)
 
+
+
+class AttentionSchemaTest(unittest.TestCase):
+    """schedules/attention/attention.schema.json: the shipped attention schedules and
+    fixtures validate, every field is described, and the op kinds are the parser's
+    rows (kAttentionOpKinds, kKvOperands in src/vocabulary/rows.hpp)."""
+
+    DIR = os.path.join(ROOT, "schedules", "attention")
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(cls.DIR, "attention.schema.json")) as f:
+            cls.schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(cls.schema)
+        cls.validator = jsonschema.Draft202012Validator(cls.schema)
+
+    def files(self):
+        files = sorted(glob.glob(os.path.join(self.DIR, "*.json")) + glob.glob(os.path.join(self.DIR, "fixtures", "*.json")))
+        files = [f for f in files if not f.endswith("attention.schema.json")]
+        self.assertGreaterEqual(len(files), 8)
+        return files
+
+    def test_every_shipped_attention_schedule_validates(self):
+        for path in self.files():
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertEqual([], [f"{os.path.basename(path)}: {e.message}" for e in self.validator.iter_errors(doc)])
+
+    def test_every_field_has_a_description(self):
+        self.assertEqual([], fields_without_description(self.schema))
+
+    def test_the_enums_are_the_parsers_rows(self):
+        with open(os.path.join(ROOT, "src", "vocabulary", "rows.hpp")) as f:
+            rows = f.read()
+        def names(table):
+            body = re.search(table + r"\[\] = \{(.*?)\};", rows, re.S).group(1)
+            return re.findall(r'"([a-z_0-9]+)"', body)
+        ops = self.schema["$defs"]["op"]
+        self.assertEqual(names("kAttentionOpKinds"), ops["properties"]["op"]["enum"])
+        self.assertEqual(names("kAttentionOpKinds"), [v["properties"]["op"]["const"] for v in ops["oneOf"]])
+        operands = {tuple(v["properties"]["operand"]["enum"]) for v in ops["oneOf"] if "operand" in v["properties"]}
+        self.assertEqual({tuple(names("kKvOperands"))}, operands)
+
+    def test_the_schema_refuses_what_the_parser_refuses(self):
+        with open(os.path.join(self.DIR, "attn_fwd_d128_explicit.json")) as f:
+            good = json.load(f)
+        self.assertTrue(self.validator.is_valid(good))
+        for change in (lambda d: d.update(unknown=1), lambda d: d.pop("kind"), lambda d: d.update(waves=6),
+                       lambda d: d.update(dim=96), lambda d: d["ops"][0].update(op="mfma"),
+                       lambda d: d["ops"][0].update(operand="a"), lambda d: d["ops"][9].update(part=0),
+                       lambda d: d.update(num_stages=2), lambda d: d.update(lds_buffers=5)):
+            bad = json.loads(json.dumps(good))
+            change(bad)
+            self.assertFalse(self.validator.is_valid(bad), bad)
+
+    def test_the_gemm_schema_refuses_an_attention_schedule(self):
+        with open(SCHEMA_PATH) as f:
+            gemm = jsonschema.Draft202012Validator(json.load(f))
+        with open(os.path.join(self.DIR, "attn_fwd_d128.json")) as f:
+            self.assertFalse(gemm.is_valid(json.load(f)))
 
 
 class SpaceSchemaTest(unittest.TestCase):

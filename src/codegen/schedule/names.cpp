@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "op_text.hpp"
+
 namespace cdna4 {
 
 ScheduleError::ScheduleError(std::string file, std::string json_path, const std::string& message)
@@ -22,10 +24,7 @@ std::string describe(const Schedule& s, int op_index) {
     if (op.n_half) d += fmt::format(" n_half={}", *op.n_half);
   }
   if (op.kind == OpKind::setprio) d += fmt::format(" prio={}", op.prio);
-  d += fmt::format(" stage={} order={} phase={}", op.stage, op.order, op.phase);
-  if (op.vmcnt) d += fmt::format(" vmcnt={}", *op.vmcnt);
-  if (op.lgkmcnt) d += fmt::format(" lgkmcnt={}", *op.lgkmcnt);
-  return d + ")";
+  return d + detail::describe_timing(op) + ")";
 }
 
 }  // namespace cdna4

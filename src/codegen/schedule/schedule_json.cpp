@@ -3,43 +3,19 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <initializer_list>
-#include <nlohmann/json.hpp>
-#include <sstream>
-#include <utility>
+#include <optional>
+#include <string>
 
 #include "codegen/schedule/schedule_internal.hpp"
-#include "json_limits.hpp"
+#include "json_reader.hpp"
 
 namespace cdna4 {
 namespace {
 
-using json = nlohmann::json;
-
-template <typename T>
-using Choices = std::vector<std::pair<std::string, T>>;
-
-// The names of E's rows that `keep` accepts, as the choices of a field.
-template <typename E, typename Keep = decltype(vocabulary::every_row)>
-Choices<E> choices_of(Keep keep = vocabulary::every_row) {
-  Choices<E> out;
-  for (const auto& row : vocabulary::Vocabulary<E>::rows)
-    if (keep(row)) out.emplace_back(row.name, row.value);
-  return out;
-}
-
-// The names of some values of E, in the given order.
-template <typename E>
-Choices<E> choices_of(std::initializer_list<E> values) {
-  Choices<E> out;
-  for (E value : values) out.emplace_back(to_string(value), value);
-  return out;
-}
+using detail::Choices;
+using detail::choices_of;
+using detail::json;
+using detail::Reader;
 
 // Output types, as the element types they are.
 Choices<DataType> output_types() {
@@ -49,87 +25,6 @@ Choices<DataType> output_types() {
 }
 
 bool mfma_operand(const vocabulary::DataTypeRow& row) { return row.element.has_value(); }
-
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
-    throw ScheduleError(file_, path, message);
-  }
-
-  static std::string got(const json& v) { return detail::json_excerpt(v); }
-
-  void only_fields(const json& obj, const std::string& path,
-                   std::initializer_list<const char*> allowed) const {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      if (std::find_if(allowed.begin(), allowed.end(),
-                       [&](const char* a) { return it.key() == a; }) != allowed.end())
-        continue;
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      fail(join(path, it.key()), fmt::format("unknown field (allowed here: {})", list));
-    }
-  }
-
-  const json& object(const json& v, const std::string& path) const {
-    if (!v.is_object()) fail(path, "expected a JSON object, got " + got(v));
-    return v;
-  }
-
-  static std::string join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-
-  const json* find(const json& obj, const char* key) const {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-
-  const json& need(const json& obj, const std::string& path, const char* key,
-                   const char* what) const {
-    const json* v = find(obj, key);
-    if (!v) fail(join(path, key), fmt::format("missing; expected {}", what));
-    return *v;
-  }
-
-  int integer(const json& v, const std::string& path, int lo, int hi) const {
-    if (!v.is_number_integer())
-      fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
-    const auto value = v.get<long long>();
-    if (value < lo || value > hi)  // shown as written: 2^63 read as a long long is negative
-      fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
-    return static_cast<int>(value);
-  }
-
-  std::optional<int> optional_integer(const json& obj, const std::string& path, const char* key,
-                                      int lo, int hi) const {
-    const json* v = find(obj, key);
-    if (!v) return std::nullopt;
-    return integer(*v, join(path, key), lo, hi);
-  }
-
-  template <typename T>
-  T choice(const json& v, const std::string& path, Choices<T> choices) const {
-    std::string list;
-    for (const auto& [name, value] : choices) list += (list.empty() ? "\"" : ", \"") + std::string(name) + "\"";
-    if (v.is_string())
-      for (const auto& [name, value] : choices)
-        if (v.get<std::string>() == name) return value;
-    fail(path, fmt::format("expected one of {}, got {}", list, got(v)));
-  }
-
- private:
-  std::string file_;
-};
-
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 128) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
 
 void read_types(const Reader& r, const json& root, Schedule& s) {
   const json* types = r.find(root, "types");
@@ -247,11 +142,7 @@ ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std:
     case OpKind::barrier:
     case OpKind::wait: r.only_fields(v, path, {"op", "stage", "order", "phase", "vmcnt", "lgkmcnt"}); break;
   }
-  op.stage = r.integer(r.need(v, path, "stage", "an integer in 0..15"), path + ".stage", 0, 15);
-  op.order = r.integer(r.need(v, path, "order", "a unique integer in 0..65535"), path + ".order", 0, 65535);
-  op.phase = r.optional_integer(v, path, "phase", 0, 255).value_or(0);
-  op.vmcnt = r.optional_integer(v, path, "vmcnt", 0, 65535);
-  op.lgkmcnt = r.optional_integer(v, path, "lgkmcnt", 0, 65535);
+  r.op_timing(v, path, op);
   if (op.kind == OpKind::g2s || op.kind == OpKind::s2r)
     op.operand = r.choice<Operand>(r.need(v, path, "operand", "\"a\" or \"b\""), path + ".operand", choices_of<Operand>());
   if (op.kind == OpKind::g2s) {
@@ -274,46 +165,19 @@ ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std:
   return op;
 }
 
-int default_lds_buffers(const Schedule& s) {
-  if (s.num_stages) return *s.num_stages;
-  int first_g2s = 1 << 20, last_s2r = -1;
-  for (const ScheduleOp& op : s.ops) {
-    if (op.kind == OpKind::g2s) first_g2s = std::min(first_g2s, op.stage);
-    if (op.kind == OpKind::s2r) last_s2r = std::max(last_s2r, op.stage);
-  }
-  return std::max(1, last_s2r - first_g2s + 1);
-}
-
-// 4096 ops of about 100 bytes each fit many times over.
-constexpr uintmax_t kMaxScheduleBytes = uintmax_t(16) << 20;
-
 }  // namespace
 
 Schedule parse_schedule(std::string_view text, const std::string& file) {
   const Reader r(file);
-  if (text.size() > kMaxScheduleBytes)  // text from anywhere, as a file's size is checked before reading
-    throw ScheduleError(file, "", fmt::format("larger than {} bytes", kMaxScheduleBytes));
-  detail::check_json_structure(text, file);
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto pos = what.find("parse error");
-    throw ScheduleError(file, "", fmt::format("invalid JSON at {}: {}", detail::line_and_column(text, e.byte),
-                                              pos == std::string::npos ? what : what.substr(pos)));
-  } catch (const json::exception& e) {  // e.g. a number too large for a double
-    throw ScheduleError(file, "", fmt::format("invalid JSON: {}", e.what()));
-  }
-  r.object(root, "(top level)");
-  r.only_fields(root, "", {"name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
+  const json root = detail::parse_document(text, file);
+  if (detail::kind_of(r, root) == "attention")
+    r.fail("kind", "this is an attention schedule (kind \"attention\"): read it with load_attention_schedule "
+                   "(cdna4-asmgen --verify takes both kinds), not as a GEMM schedule");
+  r.only_fields(root, "", {"kind", "name", "target", "types", "layout", "tile", "waves", "wave_grid", "mfma",
                            "lds_buffers", "pingpong_groups", "workgroup_order", "num_stages", "ops", "scale",
                            "epilogue"});
   Schedule s;
-  const json& name = r.need(root, "", "name", "a kernel name");
-  if (!name.is_string() || !valid_name(name.get<std::string>()))
-    r.fail("name", "expected a kernel name made of letters, digits and '_' (not starting with a digit), got " + Reader::got(name));
-  s.name = name.get<std::string>();
+  s.name = detail::read_name(r, root);
   s.target = r.choice<std::string>(r.need(root, "", "target", "\"gfx950\""), "target", {{"gfx950", "gfx950"}});
   read_types(r, root, s);
   if (const json* v = r.find(root, "layout"))
@@ -360,32 +224,14 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
   if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
   if (stages) s.num_stages = r.integer(*stages, "num_stages", 1, 8);
-  if (ops) {
-    if (!ops->is_array() || ops->empty()) r.fail("ops", "expected a non-empty array of ops, got " + Reader::got(*ops));
-    if (ops->size() > 4096) r.fail("ops", fmt::format("expected at most 4096 ops, got {}", ops->size()));
-    for (size_t i = 0; i < ops->size(); ++i)
-      s.ops.push_back(read_op(r, s, (*ops)[i], fmt::format("ops[{}]", i)));
-  }
+  if (ops) s.ops = r.ops<ScheduleOp>(*ops, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
   if (const json* v = r.find(root, "lds_buffers"))
     s.lds_buffers = r.integer(*v, "lds_buffers", 1, 8);
   else
-    s.lds_buffers = default_lds_buffers(s);
+    s.lds_buffers = detail::default_lds_buffers(s.num_stages, s.ops, OpKind::g2s, OpKind::s2r);
   return s;
 }
 
-Schedule load_schedule(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status)) {
-    if (!std::filesystem::is_regular_file(status)) throw ScheduleError(path, "", "not a regular file");
-    if (std::filesystem::file_size(path, ec) > kMaxScheduleBytes)
-      throw ScheduleError(path, "", fmt::format("larger than {} bytes", kMaxScheduleBytes));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScheduleError(path, "", "cannot open the schedule file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_schedule(text.str(), path);
-}
+Schedule load_schedule(const std::string& path) { return parse_schedule(detail::read_schedule_text(path), path); }
 
 }  // namespace cdna4

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "op_text.hpp"
+
 namespace cdna4 {
 namespace {
 
@@ -18,12 +20,7 @@ std::string op_line(const ScheduleOp& op) {
   if (op.m_half) field("m_half", *op.m_half);
   if (op.n_half) field("n_half", *op.n_half);
   if (op.kind == OpKind::setprio) field("prio", op.prio);
-  field("stage", op.stage);
-  field("order", op.order);
-  field("phase", op.phase);
-  if (op.vmcnt) field("vmcnt", *op.vmcnt);
-  if (op.lgkmcnt) field("lgkmcnt", *op.lgkmcnt);
-  return line + "}";
+  return line + detail::json_timing(op) + "}";
 }
 
 }  // namespace
@@ -53,10 +50,7 @@ std::string to_json(const Schedule& s) {
   if (s.num_stages) {
     out += fmt::format("  \"num_stages\": {}\n", *s.num_stages);
   } else {
-    out += "  \"ops\": [\n";
-    for (size_t i = 0; i < s.ops.size(); ++i)
-      out += "    " + op_line(s.ops[i]) + (i + 1 < s.ops.size() ? ",\n" : "\n");
-    out += "  ]\n";
+    out += detail::json_ops(s.ops, op_line);
   }
   return out + "}\n";
 }

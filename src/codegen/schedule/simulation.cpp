@@ -1,33 +1,18 @@
-// Symbolic simulation of every wave of the workgroup over one K-tile count.
-//
-// Model: each wave runs the expanded stream. s_barrier number j is the same
-// synchronisation point in every wave, so an event of wave u that happens
-// before u's j-th barrier is ordered before every event of another wave after
-// that wave's j-th barrier; nothing else orders two waves. A G2S is complete
-// in its wave at the first vmcnt wait that leaves fewer in flight than it;
-// an S2R's ds_reads likewise at the first covering lgkmcnt wait (both counters
-// retire in issue order). Every wave writes its own 1 KiB of every G2S part, and
-// a wave's S2R may touch any byte of the parts its rows intersect.
+// Symbolic simulation of every wave of the workgroup over one K-tile count, in
+// the happens-before model of wave_events.hpp. Every wave writes its own 1 KiB
+// of every G2S part, and a wave's S2R may touch any byte of the parts its rows
+// intersect.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
-#include <deque>
 #include <map>
 #include <set>
 
 #include "schedule_internal.hpp"
+#include "wave_events.hpp"
 
 namespace cdna4::detail {
 namespace {
-
-constexpr int kNever = INT_MAX;
-
-struct Event {
-  int stream_index = 0;  // position in the wave's stream (program order)
-  int epoch = 0;         // s_barriers the wave passed before it
-  int done_index = kNever, done_epoch = kNever;  // first wait that retires it
-};
 
 struct Wave {
   int id = 0;
@@ -101,8 +86,7 @@ class Simulation {
     w.id = id;
     w.stream = &streams_[wave_coord(s_, id).group];
     w.events.resize(w.stream->size());
-    std::deque<int> vm;                  // G2S in flight, issue order
-    std::deque<std::pair<int, bool>> lgkm;  // ds_reads in flight: (S2R index, is its last)
+    WaveCounters counters(w.events);
     std::vector<int> latest_s2r(size_t(2 * kpacks_ * 2 * k_tiles_), -1);  // [operand][kpack][half][k]
     w.write_of_tile.assign(size_t(2 * parts_ * k_tiles_), -1);
     w.writes_to_slot.assign(size_t(2 * parts_ * s_.lds_buffers), {});
@@ -112,24 +96,14 @@ class Simulation {
       Event& ev = w.events[t];
       ev.stream_index = t;
       ev.epoch = epoch;
-      auto retire = [&](int index) {
-        Event& e = w.events[index];
-        if (e.done_index == kNever) { e.done_index = t; e.done_epoch = epoch; }
-      };
-      if (inst.vmcnt)
-        while (static_cast<int>(vm.size()) > *inst.vmcnt) { retire(vm.front()); vm.pop_front(); }
-      if (inst.lgkmcnt)
-        while (static_cast<int>(lgkm.size()) > *inst.lgkmcnt) {
-          if (lgkm.front().second) retire(lgkm.front().first);
-          lgkm.pop_front();
-        }
+      counters.wait(inst.vmcnt, inst.lgkmcnt, t, epoch);
       if (inst.op < 0) { ++epoch; continue; }
       const ScheduleOp& op = s_.ops[inst.op];
       const int operand = static_cast<int>(op.operand);
       switch (op.kind) {
         case OpKind::barrier: ++epoch; break;
         case OpKind::g2s: {
-          vm.push_back(t);
+          counters.issue_vm(t);
           if (op.part < 0 || op.part >= g2s_parts_[operand]) break;  // a static g2s-coverage finding
           int& written = w.write_of_tile[tile_index(operand, op.part, inst.k)];
           if (written >= 0)
@@ -140,8 +114,7 @@ class Simulation {
           break;
         }
         case OpKind::s2r: {
-          const int n = ds_reads_[size_t(inst.op)];
-          for (int j = 0; j < n; ++j) lgkm.emplace_back(t, j == n - 1);
+          counters.issue_lgkm(t, ds_reads_[size_t(inst.op)]);
           for_units(op, op.operand, [&](int c, int h) { latest_s2r[unit_index(operand, c, h, inst.k)] = t; });
           break;
         }
@@ -156,8 +129,7 @@ class Simulation {
                 return;
               }
               if (w.events[loaded_by].done_index != kNever) return;
-              int newer = 0;  // ds_reads issued after that S2R's last one
-              for (auto q = lgkm.rbegin(); q != lgkm.rend() && q->first != loaded_by; ++q) ++newer;
+              const int newer = counters.lgkm_newer_than(loaded_by);
               add("mfma-lgkmcnt", inst.op, fmt::format(
                   "{}, wave {}: consumes the registers of {} (tile k={}) whose ds_reads are still in flight; "
                   "s_waitcnt lgkmcnt({}) or lower is needed before this MFMA", where(w, t), id,
@@ -168,13 +140,6 @@ class Simulation {
         case OpKind::wait: break;
       }
     }
-  }
-
-  // Happens-before between an event of wave `from` (done at index/epoch) and an
-  // event of wave `to` at (index, epoch).
-  static bool ordered(int from, int done_index, int done_epoch, int to, const Event& later) {
-    if (from == to) return done_index <= later.stream_index;
-    return done_epoch < later.epoch;
   }
 
   void check_reads(int v) {

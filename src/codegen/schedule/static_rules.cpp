@@ -15,13 +15,13 @@
 
 #include <map>
 
+#include "op_list.hpp"
 #include "schedule_internal.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4::detail {
 namespace {
 
-constexpr int kMaxVmcnt = gfx950::kMaxVmcnt, kMaxLgkmcnt = gfx950::kMaxLgkmcnt;
 constexpr int kLdsCapacity = gfx950::kLdsBytesPerCu;
 constexpr int kMaxAgprs = gfx950::kMaxAgprs, kMaxRegisters = gfx950::kRegistersPerLane;
 
@@ -47,9 +47,7 @@ class Rules {
   Rules(const Schedule& s, std::vector<Finding>& out) : s_(s), out_(out) {}
 
   void run() {
-    wait_ranges();
-    unique_orders();
-    phase_order();
+    check_op_list(s_.ops, [&](int i) { return d(i); }, out_);
     g2s_coverage();
     mfma_coverage();
     dependencies();
@@ -59,35 +57,6 @@ class Rules {
  private:
   void add(const char* rule, int op, std::string message) { out_.push_back(Finding{rule, op, std::move(message)}); }
   std::string d(int i) const { return describe(s_, i); }
-
-  void wait_ranges() {
-    for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
-      const ScheduleOp& op = s_.ops[i];
-      if (op.vmcnt && *op.vmcnt > kMaxVmcnt)
-        add("wait-range", i, fmt::format("{}: vmcnt {} is out of range: s_waitcnt vmcnt takes 0..{} on gfx950", d(i), *op.vmcnt, kMaxVmcnt));
-      if (op.lgkmcnt && *op.lgkmcnt > kMaxLgkmcnt)
-        add("wait-range", i, fmt::format("{}: lgkmcnt {} is out of range: s_waitcnt lgkmcnt takes 0..{} on gfx950", d(i), *op.lgkmcnt, kMaxLgkmcnt));
-    }
-  }
-
-  void unique_orders() {
-    std::map<int, int> seen;
-    for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
-      auto [it, fresh] = seen.emplace(s_.ops[i].order, i);
-      if (!fresh)
-        add("unique-order", i, fmt::format("{}: order {} is already used by {}; orders must be unique", d(i), s_.ops[i].order, d(it->second)));
-    }
-  }
-
-  void phase_order() {
-    const std::vector<int> body = emission_order(s_);
-    for (size_t j = 1; j < body.size(); ++j)
-      if (s_.ops[body[j]].phase < s_.ops[body[j - 1]].phase) {
-        add("phase-order", body[j], fmt::format("{}: phase {} comes after {} in emission order; phases must not decrease along order",
-                                                d(body[j]), s_.ops[body[j]].phase, d(body[j - 1])));
-        return;
-      }
-  }
 
   void g2s_coverage() {
     for (Operand o : {Operand::a, Operand::b})

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "schedule_internal.hpp"
+#include "verify_counts.hpp"
 
 namespace cdna4 {
 
@@ -23,20 +24,9 @@ VerifyReport verify(const Schedule& input, const VerifyOptions& options) {
   VerifyReport report;
   if (!options.hazards_only) detail::check_static_rules(s, report.findings);
   if (report.findings.size() > options.max_findings) report.findings.resize(options.max_findings);
-  std::vector<int> ks = options.k_tiles;
-  if (ks.empty())
-    for (int k = 2 * depth(s) + s.lds_buffers + 2; k >= 1; --k) ks.push_back(k);
-  for (int k : ks) {
-    if (report.findings.size() >= options.max_findings) break;
-    std::vector<Finding> found;
+  detail::simulate_counts(options, 2 * depth(s) + s.lds_buffers + 2, [&](int k, std::vector<Finding>& found) {
     detail::simulate_hazards(s, k, found, options.max_findings);
-    for (Finding& f : found) {
-      bool known = false;
-      for (const Finding& g : report.findings) known |= g.rule == f.rule && g.op == f.op;
-      if (!known && report.findings.size() < options.max_findings) report.findings.push_back(std::move(f));
-    }
-    report.k_tiles_checked.push_back(k);
-  }
+  }, report);
   return report;
 }
 

@@ -1,0 +1,110 @@
+// Rules that hold for an attention schedule's op list, before any simulation.
+//
+//   rule            what it proves
+//   wait-range,     as for GEMM schedules (codegen/schedule/op_list.hpp)
+//   unique-order,
+//   phase-order
+//   g2s-coverage    every G2S part of K and of V is loaded by exactly one op
+//   op-coverage     s2r k / s2r v / dot_qk / convert_p / dot_pv cover each of
+//                   their kpacks once; mask, row_max, exp, row_sum, rescale_o
+//                   appear exactly once (every KV block runs each once)
+//   lds-capacity    lds_buffers * (K block + V block) fits a CU's LDS
+#include <fmt/format.h>
+
+#include <map>
+
+#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/attention_schedule/verifier_internal.hpp"
+#include "codegen/schedule/op_list.hpp"
+#include "common/limits.hpp"
+
+namespace cdna4::detail {
+namespace {
+
+using K = AttentionOpKind;
+
+// The op kinds an iteration runs once per kpack (or once), with the operand for s2r.
+struct CoveredRow {
+  K kind;
+  KvOperand operand;
+};
+constexpr CoveredRow kCovered[] = {
+    {K::s2r, KvOperand::k}, {K::dot_qk, KvOperand::k}, {K::mask, KvOperand::k},      {K::row_max, KvOperand::k},
+    {K::exp, KvOperand::k}, {K::row_sum, KvOperand::k}, {K::rescale_o, KvOperand::k}, {K::convert_p, KvOperand::k},
+    {K::s2r, KvOperand::v}, {K::dot_pv, KvOperand::k},
+};
+
+std::string kind_name(const CoveredRow& row) {
+  return row.kind == K::s2r ? fmt::format("s2r {}", to_string(row.operand)) : to_string(row.kind);
+}
+
+class Rules {
+ public:
+  Rules(const AttentionSchedule& s, std::vector<Finding>& out) : s_(s), out_(out) {}
+
+  void run() {
+    check_op_list(s_.ops, [&](int i) { return describe(s_, i); }, out_);
+    g2s_coverage();
+    for (const CoveredRow& row : kCovered) coverage(row);
+    if (attention_lds_bytes(s_) > gfx950::kLdsBytesPerCu)
+      add("lds-capacity", -1, fmt::format("LDS use is {} buffers x (K + V: 2 x {} keys x {} bf16) = {} bytes, more than the "
+                                          "{} bytes of a gfx950 CU", s_.lds_buffers, s_.block_k, s_.dim,
+                                          attention_lds_bytes(s_), gfx950::kLdsBytesPerCu));
+  }
+
+ private:
+  void add(const char* rule, int op, std::string message) { out_.push_back(Finding{rule, op, std::move(message)}); }
+
+  void g2s_coverage() {
+    for (KvOperand o : {KvOperand::k, KvOperand::v})
+      for (int p = 0; p < attention_g2s_parts(s_); ++p) {
+        int first = -1;
+        for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
+          const AttentionOp& op = s_.ops[i];
+          if (op.kind != K::g2s || op.operand != o || op.part != p) continue;
+          if (first >= 0)
+            add("g2s-coverage", i, fmt::format("{}: part {}[{}] is already loaded by {}; every part must be loaded exactly once "
+                                               "per KV block", describe(s_, i), to_string(o), p, describe(s_, first)));
+          else
+            first = i;
+        }
+        if (first < 0)
+          add("g2s-coverage", -1, fmt::format("no G2S op loads part {}[{}] of the {} block; every part must be loaded once per "
+                                              "KV block", to_string(o), p, to_string(o)));
+      }
+  }
+
+  void coverage(const CoveredRow& row) {
+    const int kpacks = std::max(1, kpacks_of(s_, row.kind, row.operand));
+    std::map<int, int> owner;  // kpack -> op
+    for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
+      const AttentionOp& op = s_.ops[i];
+      if (op.kind != row.kind || (row.kind == K::s2r && op.operand != row.operand)) continue;
+      const KpackRange r = has_kpack(op.kind) ? kpack_range(s_, op) : KpackRange{0, 0};
+      for (int c = r.first; c <= r.last; ++c) {
+        auto [it, fresh] = owner.emplace(c, i);
+        if (fresh) continue;
+        add("op-coverage", i, has_kpack(row.kind)
+            ? fmt::format("{}: kpack {} is already covered by {}; each kpack runs once per KV block", describe(s_, i), c, describe(s_, it->second))
+            : fmt::format("{}: {} already runs in {}; it runs once per KV block", describe(s_, i), kind_name(row), describe(s_, it->second)));
+        break;
+      }
+    }
+    for (int c = 0; c < kpacks; ++c)
+      if (!owner.count(c)) {
+        add("op-coverage", -1, has_kpack(row.kind)
+            ? fmt::format("no {} op covers kpack {} (of {}); every KV block needs each kpack once", kind_name(row), c, kpacks)
+            : fmt::format("no {} op; every KV block needs it once", kind_name(row)));
+        return;
+      }
+  }
+
+  const AttentionSchedule& s_;
+  std::vector<Finding>& out_;
+};
+
+}  // namespace
+
+void check_attention_rules(const AttentionSchedule& s, std::vector<Finding>& findings) { Rules(s, findings).run(); }
+
+}  // namespace cdna4::detail

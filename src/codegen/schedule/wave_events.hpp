@@ -1,0 +1,77 @@
+#pragma once
+// The happens-before model the GEMM and attention verifiers share. Each wave runs
+// its expanded stream. s_barrier number j is the same synchronisation point in
+// every wave, so an event of wave u that happens before u's j-th barrier is
+// ordered before every event of another wave after that wave's j-th barrier;
+// nothing else orders two waves. A G2S (LDS-DMA, counted by vmcnt) is complete in
+// its wave at the first vmcnt wait that leaves fewer in flight than it; an S2R's
+// ds_reads likewise at the first covering lgkmcnt wait (both counters retire in
+// issue order).
+#include <climits>
+#include <deque>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace cdna4::detail {
+
+constexpr int kNever = INT_MAX;
+
+struct Event {
+  int stream_index = 0;  // position in the wave's stream (program order)
+  int epoch = 0;         // s_barriers the wave passed before it
+  int done_index = kNever, done_epoch = kNever;  // first wait that retires it
+};
+
+// Happens-before between an event of wave `from` (done at index/epoch) and an
+// event of wave `to` at (index, epoch).
+inline bool ordered(int from, int done_index, int done_epoch, int to, const Event& later) {
+  if (from == to) return done_index <= later.stream_index;
+  return done_epoch < later.epoch;
+}
+
+// One wave's vmcnt and lgkmcnt queues over `events` (parallel to its stream).
+class WaveCounters {
+ public:
+  explicit WaveCounters(std::vector<Event>& events) : events_(events) {}
+
+  // The s_waitcnt before stream index t, in the wave's epoch.
+  void wait(std::optional<int> vmcnt, std::optional<int> lgkmcnt, int t, int epoch) {
+    if (vmcnt)
+      while (static_cast<int>(vm_.size()) > *vmcnt) {
+        retire(vm_.front(), t, epoch);
+        vm_.pop_front();
+      }
+    if (lgkmcnt)
+      while (static_cast<int>(lgkm_.size()) > *lgkmcnt) {
+        if (lgkm_.front().second) retire(lgkm_.front().first, t, epoch);
+        lgkm_.pop_front();
+      }
+  }
+  void issue_vm(int t) { vm_.push_back(t); }
+  void issue_lgkm(int t, int reads) {
+    for (int j = 0; j < reads; ++j) lgkm_.emplace_back(t, j == reads - 1);
+  }
+  // ds_reads issued after the last one of the S2R at stream index t: the
+  // lgkmcnt that would retire it.
+  int lgkm_newer_than(int t) const {
+    int newer = 0;
+    for (auto q = lgkm_.rbegin(); q != lgkm_.rend() && q->first != t; ++q) ++newer;
+    return newer;
+  }
+
+ private:
+  void retire(int index, int t, int epoch) {
+    Event& e = events_[index];
+    if (e.done_index == kNever) {
+      e.done_index = t;
+      e.done_epoch = epoch;
+    }
+  }
+
+  std::vector<Event>& events_;
+  std::deque<int> vm_;                       // G2S in flight, issue order
+  std::deque<std::pair<int, bool>> lgkm_;    // ds_reads in flight: (S2R index, is its last)
+};
+
+}  // namespace cdna4::detail
