@@ -98,3 +98,13 @@ TEST_CASE("a loop head sees the loop tail", "[hazards]") {
   // Around the back edge: mfma, branch, then the read at the head: 8 - 1 (branch) = 7.
   CHECK(nops_between(insert_hazard_nops(c)) == 7);
 }
+
+TEST_CASE("VALU write then v_permlane*_swap of either of its registers needs 2", "[hazards]") {
+  auto swap32 = [](Code& c) { c.v_permlane_swap(32, v(10), v(11)); };
+  auto swap16 = [](Code& c) { c.v_permlane_swap(16, v(10), v(11)); };
+  // The swap reads both registers it writes: a fresh value in either waits.
+  CHECK(inserted([](Code& c) { c.v_mov_b32(v(10), imm(1)); }, swap32) == 2);
+  CHECK(inserted([](Code& c) { c.v_mov_b32(v(11), imm(1)); }, swap16) == 2);
+  CHECK(inserted([](Code& c) { c.v_mov_b32(v(11), imm(1)); }, swap32, 2) == 0);
+  CHECK(inserted([](Code& c) { c.v_mov_b32(v(12), imm(1)); }, swap32) == 0);
+}

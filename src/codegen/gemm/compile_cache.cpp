@@ -3,12 +3,20 @@
 namespace cdna4 {
 namespace detail {
 
-uint64_t cached_bytes(const std::string& key, const GemmKernel& k) {
-  return sizeof(GemmKernel) + key.size() + 2 * k.kernel.hsaco().size() + k.assembly.size() +
-         k.schedule.ops.size() * sizeof(ScheduleOp);
+namespace {
+
+template <class K>
+uint64_t kernel_bytes(const std::string& key, const K& k) {
+  return sizeof(K) + key.size() + 2 * k.kernel.hsaco().size() + k.assembly.size() +
+         k.schedule.ops.size() * sizeof(k.schedule.ops.front());
 }
 
-std::optional<GemmKernel> CompileCache::find(const std::string& key) {
+}  // namespace
+
+uint64_t cached_bytes(const std::string& key, const GemmKernel& k) { return kernel_bytes(key, k); }
+uint64_t cached_bytes(const std::string& key, const AttentionKernel& k) { return kernel_bytes(key, k); }
+
+std::optional<CompileCache::Cached> CompileCache::find_cached(const std::string& key) {
   std::lock_guard lock(mutex_);
   auto it = index_.find(key);
   if (it == index_.end()) return std::nullopt;
@@ -16,11 +24,11 @@ std::optional<GemmKernel> CompileCache::find(const std::string& key) {
   return it->second->second;
 }
 
-void CompileCache::insert(const std::string& key, const GemmKernel& kernel) {
-  const uint64_t size = cached_bytes(key, kernel);
+void CompileCache::insert_cached(const std::string& key, Cached kernel) {
+  const uint64_t size = std::visit([&](const auto& k) { return cached_bytes(key, k); }, kernel);
   std::lock_guard lock(mutex_);
   if (index_.count(key)) return;  // compiled meanwhile by another thread
-  recent_.emplace_front(key, kernel);
+  recent_.emplace_front(key, std::move(kernel));
   index_[key] = recent_.begin();
   sizes_[key] = size;
   bytes_ += size;

@@ -2,6 +2,7 @@
 // global and LDS addresses, and zeroed accumulators.
 #include <bit>
 
+#include "codegen/entry_pieces.hpp"
 #include "codegen/gemm/context.hpp"
 #include "common/limits.hpp"
 
@@ -12,27 +13,6 @@ using namespace isa;
 namespace {
 
 int log2_exact(int v) { return std::countr_zero(unsigned(v)); }
-
-void buffer_descriptor(Code& c, Reg desc, Reg ptr, int64_t bytes) {
-  c.s_mov_b32(desc.sub(0), ptr.sub(0));
-  c.s_and_b32(desc.sub(1), ptr.sub(1), imm(0xffff));
-  c.s_mov_b32(desc.sub(2), imm(bytes));
-  c.s_mov_b32(desc.sub(3), imm(0x20000));
-}
-
-// q = x / d for 0 <= x < 2^31 and a constant d: the high half of x * m, m =
-// ceil(2^(32 + l) / d) with l = floor(log2 d), shifted right by l. The product
-// overestimates x / d by less than x (m d - 2^(32+l)) / (d 2^(32+l)) < 1 / d.
-void s_divide(Code& c, Reg q, Reg x, uint32_t d) {
-  const int l = 31 - std::countl_zero(d);
-  if (std::has_single_bit(d)) {
-    c.s_lshr_b32(q, x, imm(l));
-    return;
-  }
-  const uint64_t m = ((uint64_t(1) << (32 + l)) + d - 1) / d;
-  c.s_mul_hi_u32(q, x, imm(int64_t(m)));
-  c.s_lshr_b32(q, q, imm(l));
-}
 
 // tile_m0 / tile_n0 of this workgroup (Schedule::workgroup_order). The
 // dispatch order is x fastest: id = wg_y * tiles_n + wg_x, and XCD id % xcds

@@ -47,6 +47,16 @@ class Code {
   void s_branch(const std::string& target) { emit({"s_branch", {}, {Label{target}}, "", ""}); }
   void s_cmp_lg_u32(Arg x, Arg y) { emit({"s_cmp_lg_u32", {}, {x, y}, "", ""}); }
   void s_cbranch_scc1(const std::string& target) { emit({"s_cbranch_scc1", {}, {Label{target}}, "", ""}); }
+  void s_cmp_eq_u32(Arg x, Arg y) { emit({"s_cmp_eq_u32", {}, {x, y}, "", ""}); }
+  void s_cmp_lt_i32(Arg x, Arg y) { emit({"s_cmp_lt_i32", {}, {x, y}, "", ""}); }
+  void s_cmp_le_i32(Arg x, Arg y) { emit({"s_cmp_le_i32", {}, {x, y}, "", ""}); }
+  void s_cbranch_scc0(const std::string& target) { emit({"s_cbranch_scc0", {}, {Label{target}}, "", ""}); }
+  void s_max_i32(Arg d, Arg x, Arg y) { op("s_max_i32", d, {x, y}); }
+  void s_min_i32(Arg d, Arg x, Arg y) { op("s_min_i32", d, {x, y}); }
+  void s_min_u32(Arg d, Arg x, Arg y) { op("s_min_u32", d, {x, y}); }
+  void s_and_b64(Arg d, Arg x, Arg y) { op("s_and_b64", d, {x, y}); }
+  void s_mov_b64(Arg d, Arg x) { op("s_mov_b64", d, {x}); }
+  void s_and_saveexec_b64(Reg saved, Arg x) { op("s_and_saveexec_b64", saved, {x}); }  // also writes EXEC
   void s_waitcnt(int vmcnt, int lgkmcnt);  // -1: do not wait on that counter
   void s_barrier() { emit({"s_barrier", {}, {}, "", ""}); }
   void s_setprio(int prio) { emit({"s_setprio", {}, {imm(prio)}, "", ""}); }
@@ -69,6 +79,11 @@ class Code {
   void v_cmp_gt_i32(Arg x, Arg y) { op("v_cmp_gt_i32", vcc, {x, y}); }
   void v_cmp_u_f32(Arg x, Arg y) { op("v_cmp_u_f32", vcc, {x, y}); }
   void v_cndmask_b32(Reg d, Arg if_false, Arg if_true) { op("v_cndmask_b32", d, {if_false, if_true, vcc}); }
+  void v_max_i32(Reg d, Arg x, Arg y) { op("v_max_i32", d, {x, y}); }
+  void v_min_i32(Reg d, Arg x, Arg y) { op("v_min_i32", d, {x, y}); }
+  void v_cmp_lt_i32(Arg x, Arg y) { op("v_cmp_lt_i32", vcc, {x, y}); }
+  void v_cmp_gt_u32(Arg x, Arg y) { op("v_cmp_gt_u32", vcc, {x, y}); }
+  void v_cmp_neq_f32(Arg x, Arg y) { op("v_cmp_neq_f32", vcc, {x, y}); }
   void v_readfirstlane_b32(Reg d, Reg x) { op("v_readfirstlane_b32", d, {x}); }
   void v_cvt_f16_f32(Reg d, Arg x) { op("v_cvt_f16_f32", d, {x}); }
   void v_accvgpr_write_b32(Reg d, Arg x) { op("v_accvgpr_write_b32", d, {x}); }
@@ -79,6 +94,14 @@ class Code {
   void v_fma_f32(Reg d, Arg x, Arg y, Arg z) { op("v_fma_f32", d, {x, y, z}); }
   void v_exp_f32(Reg d, Arg x) { op("v_exp_f32", d, {x}); }
   void v_rcp_f32(Reg d, Arg x) { op("v_rcp_f32", d, {x}); }
+  void v_sub_f32(Reg d, Arg x, Arg y) { op("v_sub_f32", d, {x, y}); }
+  void v_log_f32(Reg d, Arg x) { op("v_log_f32", d, {x}); }
+  void v_cvt_pk_bf16_f32(Reg d, Arg x, Arg y) { op("v_cvt_pk_bf16_f32", d, {x, y}); }
+  // v_permlane16_swap_b32 / v_permlane32_swap_b32 x, y: both registers are read and written
+  // (the hazard pass counts the defs as reads too).
+  void v_permlane_swap(int stride, Reg x, Reg y) {
+    emit({stride == 16 ? "v_permlane16_swap_b32" : "v_permlane32_swap_b32", {x, y}, {}, "", ""});
+  }
   void v_cvt_f32_f16(Reg d, Arg x) { op("v_cvt_f32_f16", d, {x}); }
   void v_mfma(std::string_view mnemonic, Reg d, Reg x, Reg y, Reg c, MfmaModifiers m = {}) {
     emit({mnemonic, {d}, {x, y, c}, modifier_text(m, false), "", m});
@@ -113,6 +136,9 @@ class Code {
     mem("ds_write_b32", {}, {addr, data}, offset ? "offset:" + std::to_string(offset) : "");
   }
   void v_perm_b32(Reg d, Arg x, Arg y, Arg selector) { op("v_perm_b32", d, {x, y, selector}); }
+  void buffer_load_dwordx4(Reg d, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
+    mem("buffer_load_dwordx4", {d}, {vaddr, rsrc, soffset}, modifiers(offset));
+  }
   void buffer_store_short(Reg data, Reg vaddr, Reg rsrc, Arg soffset, int offset) {
     mem("buffer_store_short", {}, {data, vaddr, rsrc, soffset}, modifiers(offset));
   }

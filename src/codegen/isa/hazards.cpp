@@ -121,6 +121,7 @@ HazardFacts HazardFacts::of(const Instruction& i) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.defs.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_defs.push_back(*s);
   }
+  if (h.permlane) f.uses = f.defs;  // v_permlane*_swap x, y reads both registers it writes
   for (const Arg& a : i.uses) {
     if (const Reg* r = std::get_if<Reg>(&a)) f.uses.push_back(*r);
     else if (const Special* s = std::get_if<Special>(&a)) f.special_uses.push_back(*s);

@@ -1,0 +1,422 @@
+// The attention kernels (compile_attention + run_attention on the emulator):
+// the raw bits of every O element and LSE equal the policy reference's
+// (reference(problem, blocks(schedule))), in randomized-completion and instant
+// mode, and both are within docs/attention.md's tolerance of float64, on the
+// shipped schedules and the shapes attention meets: one query or one key,
+// ragged lengths, causal with Nq != Nk (rows that see nothing), GQA and MQA,
+// batches, strided BHSD tensors, bf16 and f32 O, with and without the LSE.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cdna4/attention.hpp"
+#include "cdna4/reference.hpp"
+#include "cdna4/runtime.hpp"
+#include "support/errors.hpp"
+#include "support/process.hpp"
+
+using namespace cdna4;
+using cdna4::test::error_of;
+
+namespace {
+
+// A shipped schedule (schedules/attention/attn_fwd_d{128,64}.json), read field
+// by field: the whole schedule reader is parse_attention_schedule's.
+AttentionSchedule shipped(int dim) {
+  const std::string path = test::source_path(fmt::format("schedules/attention/attn_fwd_d{}.json", dim));
+  std::ifstream in(path);
+  REQUIRE(in);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  REQUIRE(j.at("kind") == "attention");
+  REQUIRE(j.size() == 9);  // the fields below and "kind": a new field would need reading here
+  AttentionSchedule s;
+  s.name = j.at("name");
+  s.target = j.at("target");
+  s.dim = j.at("dim");
+  s.waves = j.at("waves");
+  s.block_q = j.at("block_q");
+  s.block_k = j.at("block_k");
+  s.lds_buffers = j.at("lds_buffers");
+  s.num_stages = int(j.at("num_stages"));
+  REQUIRE(s.dim == dim);
+  return s;
+}
+
+std::vector<uint8_t> random_bf16(int64_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint8_t> bytes(size_t(count) * 2);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint16_t bits = float_to_bf16(normal(rng));
+    std::memcpy(&bytes[size_t(i) * 2], &bits, 2);
+  }
+  return bytes;
+}
+
+struct Case {
+  int64_t b = 1, nq = 64, nk = 64, h = 1, hkv = 1;
+  int d = 128;
+  bool causal = false;
+  OutType out = OutType::f32;
+  bool lse = true;
+  bool bhsd = false;  // Q, K, V and O strided as [B][H][S][D] (each with a gap)
+};
+
+std::string describe(const Case& c) {
+  return fmt::format("B={} Nq={} Nk={} H={} Hkv={} D={}{} O {}{}{}", c.b, c.nq, c.nk, c.h, c.hkv, c.d,
+                     c.causal ? " causal" : "", to_string(c.out), c.lse ? " lse" : "", c.bhsd ? " bhsd" : "");
+}
+
+// The problem and the bytes it borrows. BHSD strides put a gap of 8 elements
+// after each row and of one row after each head, so nothing is packed.
+struct Data {
+  AttentionProblem problem;
+  std::vector<uint8_t> q, k, v;
+  explicit Data(const Case& c, uint32_t seed) {
+    AttentionShape& s = problem.shape;
+    s.batch = c.b, s.seqlen_q = c.nq, s.seqlen_k = c.nk, s.heads = c.h, s.heads_kv = c.hkv, s.dim = c.d;
+    s.causal = c.causal, s.out = c.out, s.lse = c.lse;
+    const auto strided = [&](int64_t seq, int64_t heads) {
+      const int64_t row = c.d + 8, head = (seq + 1) * row;
+      return TensorStrides{heads * head, row, head};
+    };
+    const auto elements = [](const TensorStrides& st, int64_t b, int64_t seq, int64_t heads, int64_t d) {
+      return (b - 1) * st.batch + (seq - 1) * st.seq + (heads - 1) * st.head + d;
+    };
+    if (c.bhsd) {
+      problem.q_strides = strided(c.nq, c.h);
+      problem.k_strides = strided(c.nk, c.hkv);
+      problem.v_strides = strided(c.nk, c.hkv);
+      problem.o_strides = strided(c.nq, c.h);
+    }
+    q = random_bf16(elements(problem.strides_q(), c.b, c.nq, c.h, c.d), seed);
+    k = random_bf16(elements(problem.strides_k(), c.b, c.nk, c.hkv, c.d), seed + 1);
+    v = random_bf16(elements(problem.strides_v(), c.b, c.nk, c.hkv, c.d), seed + 2);
+    problem.q = q, problem.k = k, problem.v = v;
+  }
+};
+
+float o_at(const std::vector<uint8_t>& o, OutType type, int64_t e) {
+  if (type == OutType::bf16) return bf16_to_float(uint16_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8));
+  float f;
+  std::memcpy(&f, &o[size_t(e) * 4], 4);
+  return f;
+}
+
+uint32_t o_bits(const std::vector<uint8_t>& o, OutType type, int64_t e) {
+  if (type == OutType::bf16) return uint32_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8);
+  uint32_t u;
+  std::memcpy(&u, &o[size_t(e) * 4], 4);
+  return u;
+}
+
+float lse_at(const std::vector<uint8_t>& lse, int64_t row) {
+  float f;
+  std::memcpy(&f, &lse[size_t(row) * 4], 4);
+  return f;
+}
+
+// The first element whose bits differ, named by (b, i, h, d), or "" when all agree.
+std::string first_difference(const Data& data, const AttentionOutput& got, const AttentionOutput& want) {
+  const AttentionShape& s = data.problem.shape;
+  const TensorStrides so = data.problem.strides_o();
+  if (got.o.size() != want.o.size()) return fmt::format("O has {} bytes, want {}", got.o.size(), want.o.size());
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t i = 0; i < s.seqlen_q; ++i)
+        for (int64_t d = 0; d < s.dim; ++d) {
+          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
+          if (o_bits(got.o, s.out, e) != o_bits(want.o, s.out, e))
+            return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i,
+                               h, d, o_at(got.o, s.out, e), o_bits(got.o, s.out, e), o_at(want.o, s.out, e),
+                               o_bits(want.o, s.out, e));
+        }
+  if (got.o != want.o) return "O differs in the gaps between its elements";
+  if (got.lse.size() != want.lse.size()) return fmt::format("LSE has {} bytes, want {}", got.lse.size(), want.lse.size());
+  for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
+    if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
+      return fmt::format("LSE[b={}, h={}, i={}] = {}, the policy reference has {}", row / (s.heads * s.seqlen_q),
+                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_at(got.lse, row), lse_at(want.lse, row));
+  return "";
+}
+
+// docs/attention.md "Tolerance against float64".
+std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
+  const AttentionShape& s = data.problem.shape;
+  const AttentionValues want = reference_f64(data.problem);
+  const TensorStrides so = data.problem.strides_o();
+  double max_v = 0;
+  for (size_t e = 0; e < data.v.size() / 2; ++e)
+    max_v = std::max(max_v, double(std::fabs(bf16_to_float(uint16_t(data.v[2 * e] | data.v[2 * e + 1] << 8)))));
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t i = 0; i < s.seqlen_q; ++i) {
+        for (int64_t d = 0; d < s.dim; ++d) {
+          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
+          if (std::fabs(o_at(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
+            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_at(got.o, s.out, e),
+                               want.o[size_t(e)]);
+        }
+        const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
+        if (!s.lse) continue;
+        const double l64 = want.lse[size_t(row)];
+        const float l = lse_at(got.lse, row);
+        const bool both_inf = std::isinf(l64) && l == float(l64);
+        if (!both_inf && !(std::fabs(l - l64) <= std::ldexp(1.0 + std::fabs(l64), -18)))
+          return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
+      }
+  return "";
+}
+
+LaunchOptions mode(bool instant) {
+  LaunchOptions o;
+  o.instant_completion = instant;
+  o.seed = 7;
+  return o;
+}
+
+// One case on one schedule: both completion modes bit-exact and within tolerance.
+void check_case(Device& dev, const AttentionSchedule& schedule, const Case& c, uint32_t seed = 1) {
+  INFO(schedule.name << ": " << describe(c));
+  const Data data(c, seed);
+  const AttentionOutput want = reference(data.problem, blocks(schedule));
+  const AttentionKernel kernel = compile_attention(schedule, data.problem.shape);
+  for (bool instant : {false, true}) {
+    INFO((instant ? "instant completion" : "randomized completion"));
+    const auto start = std::chrono::steady_clock::now();
+    const AttentionRun run = run_attention(dev, kernel, data.problem, mode(instant));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    UNSCOPED_INFO(fmt::format("{} ({}): {:.2f} s", describe(c), instant ? "instant" : "randomized", seconds));
+    CHECK(first_difference(data, run.out, want) == "");
+    CHECK(beyond_tolerance(data, run.out) == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("attention kernel: D=128 non-causal whole blocks is bit-exact", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  check_case(dev, shipped(128), Case{});
+  // The overload that compiles for the problem's shape gives the same bits.
+  const Data data(Case{.nq = 128, .nk = 192, .h = 2}, 5);
+  const AttentionRun run = run_attention(dev, shipped(128), data.problem);
+  CHECK(first_difference(data, run.out, reference(data.problem, blocks(shipped(128)))) == "");
+  CHECK(run.compile.instructions > 0);
+}
+
+TEST_CASE("attention kernel: one query, one key, ragged lengths", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 1, .nk = 1, .d = d});
+    check_case(dev, s, Case{.nq = 1, .nk = 300, .d = d});
+    check_case(dev, s, Case{.nq = 300, .nk = 1, .d = d});
+    check_case(dev, s, Case{.nq = 63, .nk = 65, .d = d});
+    check_case(dev, s, Case{.nq = 65, .nk = 127, .d = d, .out = OutType::bf16});
+    check_case(dev, s, Case{.nq = 127, .nk = 63, .d = d, .lse = false});
+    check_case(dev, s, Case{.nq = 128, .nk = 256, .d = d});
+  }
+}
+
+TEST_CASE("attention kernel: causal with Nq > Nk (rows that see nothing), Nq < Nk and Nq = Nk", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 300, .nk = 65, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 65, .nk = 300, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 127, .nk = 127, .d = d, .causal = true, .out = OutType::bf16});
+    check_case(dev, s, Case{.nq = 1, .nk = 63, .d = d, .causal = true});
+    check_case(dev, s, Case{.nq = 63, .nk = 1, .d = d, .causal = true, .lse = false});
+    check_case(dev, s, Case{.nq = 256, .nk = 128, .d = d, .causal = true});
+  }
+}
+
+TEST_CASE("attention kernel: GQA 8:1, MQA, batches, strided BHSD tensors", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  for (int d : {128, 64}) {
+    const AttentionSchedule s = shipped(d);
+    check_case(dev, s, Case{.nq = 65, .nk = 63, .h = 16, .hkv = 2, .d = d});
+    check_case(dev, s, Case{.b = 2, .nq = 63, .nk = 65, .h = 3, .hkv = 1, .d = d, .causal = true});
+    check_case(dev, s, Case{.b = 3, .nq = 65, .nk = 127, .h = 2, .hkv = 2, .d = d, .out = OutType::bf16, .bhsd = true});
+    check_case(dev, s, Case{.b = 2, .nq = 127, .nk = 65, .h = 4, .hkv = 2, .d = d, .causal = true, .lse = true,
+                            .bhsd = true});
+  }
+}
+
+TEST_CASE("attention plan: the baseline loop body and its waits", "[attention-kernel]") {
+  // D = 128, 4 waves, 64 keys: 16 KiB blocks, 4 G2S parts of 4 KiB per operand.
+  const AttentionSchedule planned = plan(shipped(128));
+  CHECK(!planned.num_stages);
+  REQUIRE(planned.ops.size() == 8 + 13);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(planned.ops[i].kind == AttentionOpKind::g2s);
+    CHECK(planned.ops[i].stage == 0);
+    CHECK(planned.ops[i].operand == (i < 4 ? KvOperand::k : KvOperand::v));
+    CHECK(planned.ops[i].part == i % 4);
+  }
+  const auto at = [&](int i) { return planned.ops[size_t(i)]; };
+  // Block t's K waits behind V(t), K(t + 1), V(t + 1): 12 loads; its V behind the next block's 8.
+  CHECK(at(8).kind == AttentionOpKind::barrier);
+  CHECK(at(8).vmcnt == 12);
+  CHECK(at(9).kind == AttentionOpKind::s2r);
+  CHECK(at(10).kind == AttentionOpKind::dot_qk);
+  CHECK(at(10).lgkmcnt == 0);
+  CHECK(at(17).kind == AttentionOpKind::barrier);
+  CHECK(at(17).vmcnt == 8);
+  CHECK(at(18).operand == KvOperand::v);
+  CHECK(at(19).kind == AttentionOpKind::dot_pv);
+  CHECK(at(19).lgkmcnt == 0);
+  CHECK(at(20).kind == AttentionOpKind::barrier);
+  CHECK(!at(20).vmcnt);
+  for (size_t i = 8; i < planned.ops.size(); ++i) CHECK(planned.ops[i].stage == 1);
+
+  // One stage: K waits behind its own V loads only.
+  AttentionSchedule one = shipped(64);
+  one.num_stages = 1;
+  const AttentionSchedule single = plan(one);
+  // D = 64: 8 KiB blocks, 2 parts per operand.
+  CHECK(single.ops[4].kind == AttentionOpKind::barrier);
+  CHECK(single.ops[4].vmcnt == 2);
+  CHECK(single.ops[13].vmcnt == 0);
+
+  // Explicit ops without waits get the planner's; with waits they are kept.
+  AttentionSchedule explicit_ops = shipped(128);
+  explicit_ops.num_stages.reset();
+  explicit_ops.ops = planned.ops;
+  for (AttentionOp& op : explicit_ops.ops) op.vmcnt.reset(), op.lgkmcnt.reset();
+  CHECK(plan(explicit_ops).ops == planned.ops);
+  explicit_ops.ops[8].vmcnt = 0;
+  CHECK(plan(explicit_ops).ops[8].vmcnt == 0);
+  CHECK(!plan(explicit_ops).ops[17].vmcnt);
+}
+
+TEST_CASE("attention kernel: one stage and explicit ops run bit-exact", "[attention-kernel]") {
+  Device dev = Device::emulator();
+  AttentionSchedule one = shipped(64);
+  one.name = "attn_fwd_d64_one_stage";
+  one.num_stages = 1;
+  check_case(dev, one, Case{.nq = 65, .nk = 127, .d = 64, .causal = true});
+  // block_k 32, 8 waves, three LDS slots, per-kpack reads and dots.
+  AttentionSchedule s;
+  s.name = "attn_fwd_d128_w8_k32";
+  s.dim = 128, s.waves = 8, s.block_q = 128, s.block_k = 32, s.lds_buffers = 3, s.num_stages = 2;
+  check_case(dev, s, Case{.b = 2, .nq = 130, .nk = 100, .h = 2, .hkv = 1, .d = 128, .causal = true, .bhsd = true});
+  check_case(dev, s, Case{.nq = 33, .nk = 257, .d = 128, .out = OutType::bf16});
+}
+
+TEST_CASE("attention kernel: compile statistics and the compile cache", "[attention-kernel]") {
+  clear_compile_cache();
+  AttentionShape shape;
+  shape.seqlen_q = 256, shape.seqlen_k = 512, shape.heads = 2, shape.heads_kv = 1, shape.dim = 128;
+  const AttentionKernel k = compile_attention(shipped(128), shape);
+  CHECK(k.grid.x == 4);
+  CHECK(k.grid.y == 2);
+  CHECK(k.grid.z == 1);
+  CHECK(k.block.x == 256);
+  CHECK(k.stats.lds_bytes == 65536);  // two K and two V slots of 64 x 128 bf16
+  CHECK(k.stats.loop_instructions > 0);
+  CHECK(k.stats.loop_iterations == 1);
+  // Per block: 4 key tiles x 4 kpacks (dot_qk) + 8 d tiles x 4 key tiles (dot_pv); prologue, loop, epilogue.
+  CHECK(k.stats.mfma == 2 * (16 + 32));
+  CHECK(k.stats.vgprs <= 256);
+  CHECK(k.stats.waves_per_simd >= 1);
+  CHECK(!k.stats.cached);
+  const AttentionKernel again = compile_attention(shipped(128), shape);
+  CHECK(again.stats.cached);
+  CHECK(again.kernel.hsaco() == k.kernel.hsaco());
+  AttentionShape other = shape;
+  other.scale = 0.5f;
+  CHECK(!compile_attention(shipped(128), other).stats.cached);
+  CHECK(attention_flops(shape) == 4.0 * 2 * 256 * 512 * 128);
+  shape.causal = true;
+  CHECK(attention_flops(shape) == 2.0 * 2 * 256 * 512 * 128);
+}
+
+TEST_CASE("attention kernel: schedules and problems it cannot take are refused in words", "[attention-kernel]") {
+  AttentionShape shape;
+  shape.seqlen_q = 64, shape.seqlen_k = 64, shape.heads = 1, shape.heads_kv = 1, shape.dim = 128;
+  const auto refused = [&](auto change) {
+    AttentionSchedule s = shipped(128);
+    change(s);
+    return error_of([&] { compile_attention(s, shape); });
+  };
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("dim must be 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves must be 4 or 8"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q must be 16 * waves"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k must be 32, 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }),
+             Catch::Contains("not a whole number of G2S parts"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }), Catch::Contains("LDS"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128; }), Catch::Contains("VGPRs"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages 1 or 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[0].part = 4;
+             }),
+             Catch::Contains("part must be 0 to 3"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[10].kpack = 4;
+             }),
+             Catch::Contains("kpack must be 0 to 3"));
+  CHECK_THAT(refused([](AttentionSchedule& s) {
+               s.ops = plan(s).ops;
+               s.num_stages.reset();
+               s.ops[11].order = s.ops[10].order;
+             }),
+             Catch::Contains("used twice"));
+  CHECK_THAT(error_of([&] {
+               AttentionShape d64 = shape;
+               d64.dim = 64;
+               compile_attention(shipped(128), d64);
+             }),
+             Catch::Contains("D = 128, the shape has D = 64"));
+  CHECK_THAT(error_of([&] {
+               AttentionShape gqa = shape;
+               gqa.heads = 3, gqa.heads_kv = 2;
+               compile_attention(shipped(128), gqa);
+             }),
+             Catch::Contains("H must be a multiple of Hkv"));
+
+  // run_attention: the kernel's shape, strides it can address.
+  Device dev = Device::emulator();
+  const AttentionKernel kernel = compile_attention(shipped(128), shape);
+  Case c;
+  c.lse = false;
+  Data other(c, 3);
+  other.problem.shape.lse = false;
+  CHECK_THAT(error_of([&] { run_attention(dev, kernel, other.problem); }), Catch::Contains("another shape"));
+  Data odd(Case{.nq = 64, .nk = 64, .lse = false, .bhsd = true}, 3);
+  odd.problem.shape = shape;
+  odd.problem.k_strides->seq = 132;  // 264 bytes: rows not on 16 bytes
+  CHECK_THAT(error_of([&] { run_attention(dev, kernel, odd.problem); }), Catch::Contains("multiples of 8 elements"));
+}
+
+TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than the prologue", "[attention-kernel]") {
+  // K loads at stage 0, V loads at stage 1, the compute at stage 2: causal query
+  // blocks near the top see one block only (n = 1 < depth - 1), which takes
+  // its own exact stream; the waits are the planner's.
+  AttentionSchedule s = shipped(64);
+  s.name = "attn_fwd_d64_three_stages";
+  s.lds_buffers = 3;
+  s.ops = plan(s).ops;
+  s.num_stages.reset();
+  for (AttentionOp& op : s.ops) {
+    op.vmcnt.reset(), op.lgkmcnt.reset();
+    if (op.kind != AttentionOpKind::g2s) op.stage = 2;
+    else if (op.operand == KvOperand::v) op.stage = 1;
+  }
+  Device dev = Device::emulator();
+  check_case(dev, s, Case{.nq = 300, .nk = 300, .d = 64, .causal = true});
+  check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
+}
