@@ -28,13 +28,14 @@
 #include "model_output.hpp"
 #include "output_file.hpp"
 #include "report_output.hpp"
+#include "run_flags.hpp"
 #include "timeline_svg.hpp"
 
 namespace {
 
 using cdna4::tools::UsageError;
 
-const char* kUsage =
+const std::string kUsage =
     "usage: cdna4-attn SCHEDULE.json --shape BxNQxNKxHxHKVxD [options]\n"
     "\n"
     "Compiles the attention schedule (schedules/attention/) for the shape and runs\n"
@@ -68,26 +69,12 @@ const char* kUsage =
     "                            and prints the modeled gfx950 time, TFLOP/s (4 B H NQ NK D\n"
     "                            FLOPs, half of that causal), MFMA utilisation and where\n"
     "                            the waves' time goes\n"
-    "  --trace FILE.json         model device: write the modeled timeline of one CU in the\n"
-    "                            Chrome trace-event format (Perfetto, chrome://tracing)\n"
-    "  --timeline FILE.svg       model device: draw two steady-state loop trips of that\n"
-    "                            timeline, a row per wave grouped by SIMD\n"
-    "  --max-trace-bytes SIZE    model device: host bytes the recorded instruction traces and\n"
-    "                            the timeline may hold (suffix K, M or G; default 2G; 0: no\n"
-    "                            limit); past it the run stops with an error\n"
+    + std::string(cdna4::tools::kModelOutputFlagsHelp) +
     "  --max-bytes SIZE          refuse a run whose Q, K, V, O and LSE hold more than SIZE\n"
     "                            bytes (suffix K, M or G; default 1G), checked before any\n"
     "                            data is generated or read\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
-    "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
-    "  --timed                   emulator: waves issue in clock order, memory completes after\n"
-    "                            gfx950's latencies (deterministic)\n"
-    "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
-    "                            cdna3-fused-groups; --check uses the same (docs/emulator.md)\n"
-    "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
-    "  --timeout SECONDS         emulator: stop after SECONDS of wall time (default 600; 0: no limit)\n"
-    "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
-    "                            at most 4096)\n"
+    + std::string(cdna4::tools::kEmulatorFlagsHelp) +
     "  --json                    print the compile and launch stats, race reports, the check\n"
     "                            and the model's figures as JSON instead\n"
     "  --quiet                   no progress bar (drawn on stderr only when it is a terminal)\n"
@@ -101,20 +88,15 @@ const char* kUsage =
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported,\n"
     "130 stopped by Ctrl-C (nothing written).\n";
 
-constexpr uint64_t kMaxThreads = 4096;
 constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
 struct Options {
-  std::string schedule, shape, device = "emulator", q, k, v, o_out, lse_out, trace, timeline;
-  bool causal = false, lse = false, bhsd = false, check = false, instant = false, timed = false, json = false,
-       quiet = false;
+  std::string schedule, shape, q, k, v, o_out, lse_out;
+  bool causal = false, lse = false, bhsd = false, check = false;
   std::optional<float> scale;
   cdna4::OutType out = cdna4::OutType::bf16;
-  uint64_t seed = 1, max_bytes = kDefaultMaxBytes;
-  std::optional<uint64_t> max_trace_bytes, max_instructions;
-  std::optional<double> timeout;
-  unsigned threads = 0;
-  cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
+  uint64_t max_bytes = kDefaultMaxBytes;
+  cdna4::tools::RunFlags run;  // device, emulator, limits, model outputs, printing
 };
 
 Options parse(int argc, char** argv) {
@@ -146,20 +128,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--o-out") o.o_out = tools::output_path<UsageError>(value(), arg);
     else if (arg == "--lse-out") o.lse_out = tools::output_path<UsageError>(value(), arg);
     else if (arg == "--check") o.check = true;
-    else if (arg == "--device") o.device = value();
-    else if (arg == "--seed") o.seed = tools::parse_unsigned<UsageError>(value(), arg);
-    else if (arg == "--instant") o.instant = true;
-    else if (arg == "--timed") o.timed = true;
-    else if (arg == "--mfma-policy") o.mfma_policy = tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), arg);
-    else if (arg == "--json") o.json = true;
-    else if (arg == "--timeline") o.timeline = tools::output_path<UsageError>(value(), arg);
-    else if (arg == "--trace") o.trace = tools::output_path<UsageError>(value(), arg);
-    else if (arg == "--max-trace-bytes") o.max_trace_bytes = tools::parse_size<UsageError>(value(), arg);
-    else if (arg == "--quiet") o.quiet = true;
-    else if (arg == "--threads") o.threads = unsigned(tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--max-bytes") o.max_bytes = tools::parse_size<UsageError>(value(), arg);
-    else if (arg == "--timeout") o.timeout = tools::parse_seconds<UsageError>(value(), arg);
-    else if (arg == "--max-instructions") o.max_instructions = tools::parse_unsigned<UsageError>(value(), arg);
+    else if (tools::parse_run_flag<UsageError>(arg, value, o.run)) continue;
     else if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg);
     else if (o.schedule.empty()) o.schedule = arg;
     else throw UsageError("more than one schedule: " + o.schedule + " and " + arg);
@@ -167,18 +137,14 @@ Options parse(int argc, char** argv) {
   if (o.schedule.empty()) throw UsageError("no schedule given");
   if (o.shape.empty()) throw UsageError(std::string("--shape ") + tools::kAttentionShapeForm + " is required");
   if (o.q.empty() != o.k.empty() || o.q.empty() != o.v.empty()) throw UsageError("give all of --q, --k and --v, or none");
-  if (o.device != "emulator" && o.device != "model" && o.device != "hsa")
+  if (o.run.device != "emulator" && o.run.device != "model" && o.run.device != "hsa")
     throw UsageError("--device takes emulator, model or hsa");
-  if (o.timed && o.instant) throw UsageError("--timed and --instant are two ways to run the emulator: give one");
-  if ((o.timed || o.instant) && o.device == "hsa")
-    throw UsageError("--timed and --instant choose how the emulator runs; --device hsa runs the hardware");
-  if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
-  if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
-  if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");
+  if (o.run.timed && o.run.instant) throw UsageError("--timed and --instant are two ways to run the emulator: give one");
+  tools::check_run_flags<UsageError>(o.run);
   o.lse = o.lse || !o.lse_out.empty();
   tools::check_outputs<UsageError>(
       {{o.schedule, "the schedule"}, {o.q, "--q"}, {o.k, "--k"}, {o.v, "--v"}},
-      {{o.o_out, "--o-out"}, {o.lse_out, "--lse-out"}, {o.trace, "--trace"}, {o.timeline, "--timeline"}});
+      {{o.o_out, "--o-out"}, {o.lse_out, "--lse-out"}, {o.run.trace, "--trace"}, {o.run.timeline, "--timeline"}});
   return o;
 }
 
@@ -220,9 +186,9 @@ cdna4::AttentionProblem problem_of(const Options& o, const cdna4::AttentionShape
     return file.empty() ? cdna4::tools::generate_elements(DataType::bf16, elements, seed, false)
                         : cdna4::tools::read_elements(file, DataType::bf16, elements, what);
   };
-  in.q = tensor(o.q, q_elements, o.seed, "Q");
-  in.k = tensor(o.k, kv_elements, o.seed + 1, "K");
-  in.v = tensor(o.v, kv_elements, o.seed + 2, "V");
+  in.q = tensor(o.q, q_elements, o.run.seed, "Q");
+  in.k = tensor(o.k, kv_elements, o.run.seed + 1, "K");
+  in.v = tensor(o.v, kv_elements, o.run.seed + 2, "V");
   cdna4::AttentionProblem p;
   p.shape = s;
   p.q = in.q, p.k = in.k, p.v = in.v;
@@ -240,29 +206,30 @@ nlohmann::json check_json(const cdna4::tools::AttentionCheck& c) {
           {"differing_elements", c.o_differ},
           {"differing_lse", c.lse_differ},
           {"first_difference", c.first_difference},
-          {"max_error_o", c.max_o_error},
-          {"tolerance_o", c.o_tolerance},
-          {"outside_tolerance_o", c.o_outside},
-          {"max_error_lse", c.max_lse_error},
-          {"outside_tolerance_lse", c.lse_outside},
-          {"within_tolerance", c.within_tolerance()}};
+          {"max_error_o", c.f64.o},
+          {"tolerance_o", c.f64.o_tolerance},
+          {"outside_tolerance_o", c.f64.o_outside},
+          {"max_error_lse", c.f64.lse},
+          {"outside_tolerance_lse", c.f64.lse_outside},
+          {"within_tolerance", c.f64.within()}};
 }
 
 void print_check(const cdna4::tools::AttentionCheck& c) {
   fmt::print("bit-exact: {} ({} of {} O elements{} differ)\n", c.bit_exact() ? "yes" : "no", c.o_differ, c.o_elements,
              c.lse_rows ? fmt::format(", {} of {} LSE values", c.lse_differ, c.lse_rows) : "");
   if (!c.bit_exact()) fmt::print("first difference: {}\n", c.first_difference);
-  fmt::print("float64: max |O - O64| = {:.3g} (tolerance 2^-8 max|V| = {:.3g}, {} outside)", c.max_o_error,
-             c.o_tolerance, c.o_outside);
-  if (c.lse_rows) fmt::print("; max |LSE - LSE64| = {:.3g} (tolerance 2^-18 (1 + |LSE64|), {} outside)", c.max_lse_error, c.lse_outside);
-  fmt::print("; {}\n", c.within_tolerance() ? "within tolerance" : "OUTSIDE tolerance");
+  fmt::print("float64: max |O - O64| = {:.3g} (tolerance 2^-8 max|V| = {:.3g}, {} outside)", c.f64.o,
+             c.f64.o_tolerance, c.f64.o_outside);
+  if (c.lse_rows)
+    fmt::print("; max |LSE - LSE64| = {:.3g} (tolerance 2^-18 (1 + |LSE64|), {} outside)", c.f64.lse, c.f64.lse_outside);
+  fmt::print("; {}\n", c.f64.within() ? "within tolerance" : "OUTSIDE tolerance");
 }
 
 // What the run did, as JSON (--json) or lines of text.
 void print_report(const Options& o, const cdna4::AttentionSchedule& schedule, const cdna4::AttentionShape& s,
                   const std::string& device, size_t max_races, const cdna4::AttentionRun& run, double wall,
                   const std::optional<cdna4::tools::AttentionCheck>& check) {
-  if (o.json) {
+  if (o.run.json) {
     nlohmann::json j = {
         {"schedule", schedule.name},
         {"shape", {{"batch", s.batch}, {"seqlen_q", s.seqlen_q}, {"seqlen_k", s.seqlen_k}, {"heads", s.heads},
@@ -274,14 +241,8 @@ void print_report(const Options& o, const cdna4::AttentionSchedule& schedule, co
         {"layout", o.bhsd ? "bhsd" : "bshd"},
         {"device", device},
         {"flops", cdna4::attention_flops(s)},
-        {"compile_ms", run.compile.total_ms},
-        {"compile_cached", run.compile.cached},
-        {"seconds", run.launch.seconds},
-        {"instructions", run.launch.instructions},
-        {"mfma_macs", run.launch.mfma_macs},
-        {"wall_seconds", wall},
     };
-    cdna4::tools::add_races_json(j, run.launch);
+    j.update(cdna4::tools::run_json(run.compile, run.launch, wall));
     if (check) j["check"] = check_json(*check);
     if (run.launch.model) {
       j["model"] = cdna4::tools::model_json(*run.launch.model);
@@ -331,20 +292,10 @@ int run(const Options& o) {
   Inputs inputs;
   const cdna4::AttentionProblem problem = problem_of(o, shape, inputs);
 
-  cdna4::EmulatorConfig config;
-  config.seed = o.seed;
-  config.instant_completion = o.instant;
-  config.timed = o.timed;
-  config.mfma_policy = o.mfma_policy;
-  config.threads = o.threads;
-  config.model_timeline = o.device == "model";
-  config.max_trace_bytes = o.max_trace_bytes.value_or(config.max_trace_bytes);
-  cdna4::Device device = cdna4::Device::open(o.device, config);
-  cdna4::LaunchOptions launch;
-  launch.max_instructions = o.max_instructions;
-  launch.time_limit_seconds = o.timeout;
-  launch.on_race = cdna4::OnRace::Report;
-  cdna4::tools::LaunchProgressBar progress("cdna4-attn", o.quiet || o.json);
+  const cdna4::EmulatorConfig config = cdna4::tools::emulator_config(o.run);
+  cdna4::Device device = cdna4::Device::open(o.run.device, config);
+  cdna4::LaunchOptions launch = cdna4::tools::launch_options(o.run);
+  cdna4::tools::LaunchProgressBar progress("cdna4-attn", o.run.quiet || o.run.json);
   progress.attach(launch);
   const auto t0 = std::chrono::steady_clock::now();
   const std::optional<cdna4::AttentionRun> finished =
@@ -355,17 +306,14 @@ int run(const Options& o) {
   std::optional<cdna4::tools::AttentionCheck> check;
   if (o.check)
     check = cdna4::tools::check_attention(problem, run.out,
-                                          cdna4::reference(problem, cdna4::blocks(kernel.schedule), o.mfma_policy),
+                                          cdna4::reference(problem, cdna4::blocks(kernel.schedule), o.run.mfma_policy),
                                           cdna4::reference_f64(problem));
   cdna4::tools::OutputFiles outputs;
   if (!o.o_out.empty()) outputs.stage(o.o_out, bytes_of(run.out.o));
   if (!o.lse_out.empty()) outputs.stage(o.lse_out, bytes_of(run.out.lse));
-  if (run.launch.model && !o.trace.empty())
-    outputs.stage(o.trace, [&](std::ostream& out) { cdna4::tools::chrome_trace(out, *run.launch.model); });
-  if (run.launch.model && !o.timeline.empty())
-    outputs.stage(o.timeline, cdna4::tools::timeline_svg(*run.launch.model, fmt::format("{} {}", schedule.name, o.shape)));
+  cdna4::tools::stage_model_outputs(outputs, o.run, run.launch, fmt::format("{} {}", schedule.name, o.shape));
   outputs.commit();
-  const bool failed = !run.launch.races.empty() || (check && !(check->bit_exact() && check->within_tolerance()));
+  const bool failed = !run.launch.races.empty() || (check && !(check->bit_exact() && check->f64.within()));
   print_report(o, schedule, shape, device.name(), config.max_races, run, wall, check);
   return failed ? cdna4::tools::kExitCheckFailed : cdna4::tools::kExitOk;
 }
