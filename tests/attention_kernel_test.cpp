@@ -21,10 +21,12 @@
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "support/errors.hpp"
+#include "support/random_bf16.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
 using cdna4::test::error_of;
+using cdna4::test::random_bf16;
 
 namespace {
 
@@ -48,17 +50,6 @@ AttentionSchedule shipped(int dim) {
   s.num_stages = int(j.at("num_stages"));
   REQUIRE(s.dim == dim);
   return s;
-}
-
-std::vector<uint8_t> random_bf16(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<uint8_t> bytes(size_t(count) * 2);
-  for (int64_t i = 0; i < count; ++i) {
-    const uint16_t bits = float_to_bf16(normal(rng));
-    std::memcpy(&bytes[size_t(i) * 2], &bits, 2);
-  }
-  return bytes;
 }
 
 struct Case {
@@ -332,6 +323,10 @@ TEST_CASE("attention kernel: compile statistics and the compile cache", "[attent
   const AttentionKernel again = compile_attention(shipped(128), shape);
   CHECK(again.stats.cached);
   CHECK(again.kernel.hsaco() == k.kernel.hsaco());
+  CompileOptions text;  // the text path gives the bytes the streamed instructions give
+  text.text_assembly = true;
+  text.use_cache = false;
+  CHECK(compile_attention(shipped(128), shape, text).kernel.hsaco() == k.kernel.hsaco());
   AttentionShape other = shape;
   other.scale = 0.5f;
   CHECK(!compile_attention(shipped(128), other).stats.cached);
@@ -419,4 +414,29 @@ TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than
   Device dev = Device::emulator();
   check_case(dev, s, Case{.nq = 300, .nk = 300, .d = 64, .causal = true});
   check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
+}
+
+TEST_CASE("attention kernel: mutants of the planned schedule race on the emulator", "[attention-kernel]") {
+  // Compiled without verification (CompileOptions::verify = false runs a
+  // refused schedule), each mutant lets a wave read LDS or registers before
+  // they are written, or refill a slot another wave still reads.
+  Device dev = Device::emulator();
+  const AttentionSchedule planned = plan(shipped(64));  // 2 G2S parts per operand: ops 0-3 load, 4 is K's barrier
+  REQUIRE(planned.ops[4].kind == AttentionOpKind::barrier);
+  REQUIRE(planned.ops[4].vmcnt == 6);
+  REQUIRE(planned.ops[6].kind == AttentionOpKind::dot_qk);
+  const Data data(Case{.nq = 128, .nk = 512, .d = 64, .lse = false}, 11);
+  CompileOptions unverified;
+  unverified.verify = false;
+  const auto races = [&](const char* name, auto change) {
+    AttentionSchedule s = planned;
+    s.name = name;
+    change(s);
+    INFO(name);
+    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
+  };
+  races("no_trailing_barrier", [](AttentionSchedule& s) { s.ops.back().kind = AttentionOpKind::wait; });
+  races("no_k_barrier", [](AttentionSchedule& s) { s.ops[4].kind = AttentionOpKind::wait; });
+  races("k_wait_too_short", [](AttentionSchedule& s) { s.ops[4].vmcnt = 8; });
+  races("dot_qk_without_lgkmcnt", [](AttentionSchedule& s) { s.ops[6].lgkmcnt.reset(); });
 }

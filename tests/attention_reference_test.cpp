@@ -16,22 +16,13 @@
 #include "runtime/attention/arithmetic.hpp"
 #include "runtime/attention/policy.hpp"
 #include "support/errors.hpp"
+#include "support/random_bf16.hpp"
 
 using namespace cdna4;
 using cdna4::test::error_of;
+using cdna4::test::random_bf16;
 
 namespace {
-
-std::vector<uint8_t> random_bf16(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<uint8_t> bytes(size_t(count) * 2);
-  for (int64_t i = 0; i < count; ++i) {
-    const uint16_t bits = float_to_bf16(normal(rng));
-    std::memcpy(&bytes[size_t(i) * 2], &bits, 2);
-  }
-  return bytes;
-}
 
 AttentionShape shape_of(int64_t b, int64_t nq, int64_t nk, int64_t h, int64_t hkv, int64_t d, bool causal) {
   AttentionShape s;

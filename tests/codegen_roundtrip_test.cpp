@@ -11,6 +11,7 @@
 
 #include "cdna4/gemm.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/attention/lower_attention.hpp"
 #include "codegen/gemm/lower_gemm.hpp"
 #include "codegen/mc/amdgpu_target.hpp"
 #include "support/process.hpp"
@@ -57,16 +58,11 @@ std::vector<std::string> disassemble(const std::vector<uint8_t>& bytes, uint64_t
   return out;
 }
 
-void check_roundtrip(const char* schedule, const char* shape, OutType out, int64_t batch = 1) {
-  const Schedule s = load_schedule(test::source_path(std::string("schedules/") + schedule));
-  GemmShape sh = parse_shape(shape);
-  sh.out = out;
-  sh.batch = batch;
-  const Schedule planned = plan(s);
-  const codegen::LoweredGemm lowered = codegen::lower_gemm(planned, sh, "roundtrip");
-  const CodeObject co = CodeObject::read(codegen::build_hsaco(lowered.assembly()));
+// Every instruction of `code` (whose text with directives is `assembly`) decodes to its printed text.
+void check_decoded(const std::string& what, const codegen::isa::Code& code, const std::string& assembly) {
+  const CodeObject co = CodeObject::read(codegen::build_hsaco(assembly));
   std::vector<std::string> printed;
-  for (const auto& line : lowered.code.lines)
+  for (const auto& line : code.lines)
     if (line.kind == codegen::isa::Line::Kind::instruction) printed.push_back(normalize(line.inst.text()));
   const auto decoded = disassemble(co.text(), co.kernels().at(0).entry_offset, printed.size());
   REQUIRE(decoded.size() == printed.size());
@@ -76,9 +72,19 @@ void check_roundtrip(const char* schedule, const char* shape, OutType out, int64
     const bool branch = printed[i].rfind("s_cbranch", 0) == 0 || printed[i].rfind("s_branch", 0) == 0;
     const std::string want = branch ? printed[i].substr(0, printed[i].find(' ')) : printed[i];
     const std::string got = branch ? decoded[i].substr(0, decoded[i].find(' ')) : decoded[i];
-    if (want != got && ++mismatches <= 10) FAIL_CHECK(schedule << " #" << i << ": printed '" << want << "', decoded '" << got << "'");
+    if (want != got && ++mismatches <= 10) FAIL_CHECK(what << " #" << i << ": printed '" << want << "', decoded '" << got << "'");
   }
   CHECK(mismatches == 0);
+}
+
+void check_roundtrip(const char* schedule, const char* shape, OutType out, int64_t batch = 1) {
+  const Schedule s = load_schedule(test::source_path(std::string("schedules/") + schedule));
+  GemmShape sh = parse_shape(shape);
+  sh.out = out;
+  sh.batch = batch;
+  const Schedule planned = plan(s);
+  const codegen::LoweredGemm lowered = codegen::lower_gemm(planned, sh, "roundtrip");
+  check_decoded(schedule, lowered.code, lowered.assembly());
 }
 
 }  // namespace
@@ -91,6 +97,21 @@ TEST_CASE("every emitted instruction decodes to the text we printed", "[codegen]
   // 6-bit rows (v_mul_hi_u32, ds_read_b64), mixed widths, a batch (s_mul_hi_u32, s_addc_u32).
   check_roundtrip("baseline_mxfp6_256x256x128_w8.json", "300x260x640", OutType::f32);
   check_roundtrip("baseline_fp8xfp4_256x256x128_w8.json", "257x130x384", OutType::bf16, 3);
+}
+
+TEST_CASE("every emitted attention instruction decodes to the text we printed", "[codegen][roundtrip]") {
+  // Causal, ragged, GQA, bf16 O and the LSE: the mask, the EXEC-masked stores, the permlane swaps.
+  for (int dim : {128, 64}) {
+    AttentionSchedule s;
+    s.name = "attention_roundtrip";
+    s.dim = dim;
+    s.num_stages = 2;
+    AttentionShape sh;
+    sh.batch = 2, sh.seqlen_q = 300, sh.seqlen_k = 65, sh.heads = 4, sh.heads_kv = 2, sh.dim = dim;
+    sh.causal = true, sh.lse = true;
+    const codegen::LoweredAttention lowered = codegen::lower_attention(plan(s), sh, "roundtrip");
+    check_decoded(s.name, lowered.code, lowered.assembly());
+  }
 }
 
 TEST_CASE("the .s that cdna4-asmgen writes re-assembles with llvm-mc-22 to the same bytes", "[codegen][roundtrip]") {

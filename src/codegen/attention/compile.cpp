@@ -1,12 +1,10 @@
 // compile_attention(schedule, shape): plan, check, lower, assemble, link.
-#include <chrono>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "cdna4/attention.hpp"
 #include "cdna4/error.hpp"
-#include "codegen/assembler.hpp"
+#include "codegen/kernel_build.hpp"
 #include "codegen/attention/lower_attention.hpp"
 #include "codegen/attention/plan.hpp"
 #include "codegen/gemm/compile_cache.hpp"
@@ -16,16 +14,8 @@ namespace cdna4 {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-std::string kernel_name_for(const AttentionSchedule& s, const CompileOptions& o) {
-  if (!o.kernel_name.empty()) return o.kernel_name;
-  std::string name = "cdna4_attn_" + s.name;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
-  return name;
-}
+using Clock = codegen::BuildClock;
+using codegen::ms_since;
 
 // Everything the kernel's bytes depend on.
 std::string cache_key(const AttentionSchedule& s, const AttentionShape& sh, const std::string& name,
@@ -41,13 +31,6 @@ std::string cache_key(const AttentionSchedule& s, const AttentionShape& sh, cons
                            o.keep_assembly || o.text_assembly);
 }
 
-int count_mfma(const codegen::isa::Code& code) {
-  int n = 0;
-  for (const auto& l : code.lines)
-    n += l.kind == codegen::isa::Line::Kind::instruction && codegen::isa::is_mfma(l.inst);
-  return n;
-}
-
 }  // namespace
 
 double attention_flops(const AttentionShape& sh) {
@@ -59,7 +42,7 @@ double attention_flops(const AttentionShape& sh) {
 AttentionKernel compile_attention(const AttentionSchedule& schedule, const AttentionShape& shape,
                                   const CompileOptions& options) {
   const auto t0 = Clock::now();
-  const std::string name = kernel_name_for(schedule, options);
+  const std::string name = codegen::kernel_symbol("cdna4_attn_", schedule.name, options);
   std::string key;
   if (options.use_cache) {
     key = cache_key(schedule, shape, name, options);
@@ -81,13 +64,7 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   const codegen::LoweredAttention lowered = codegen::lower_attention(planned, shape, name);
   if (options.keep_assembly || options.text_assembly) out.assembly = lowered.assembly();
   st.lower_ms = ms_since(t);
-  t = Clock::now();
-  const auto object = options.text_assembly ? codegen::assemble(out.assembly, name + ".s")
-                                            : codegen::assemble_code(lowered.code, lowered.spec, name + ".s");
-  st.assemble_ms = ms_since(t);
-  t = Clock::now();
-  codegen::Bytes hsaco = codegen::link_hsaco(object);
-  st.link_ms = ms_since(t);
+  codegen::Bytes hsaco = codegen::assemble_and_link(lowered.code, lowered.spec, out.assembly, options, st);
 
   out.kernel = Kernel::from_hsaco(std::move(hsaco), name);
   out.shape = shape;
@@ -95,17 +72,9 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   out.grid = Dim3(uint32_t((shape.seqlen_q + schedule.block_q - 1) / schedule.block_q), uint32_t(shape.heads),
                   uint32_t(shape.batch));
   out.block = Dim3(uint32_t(schedule.waves * gfx950::kWaveSize));
-  st.instructions = int(lowered.code.instruction_count());
+  codegen::fill_code_stats(lowered.code, lowered.spec, schedule.waves, st);
   st.loop_instructions = lowered.loop_instructions;
   st.loop_iterations = lowered.loop_instructions ? 1 : 0;
-  st.mfma = count_mfma(lowered.code);
-  st.vgprs = int(lowered.spec.next_free_vgpr());
-  st.agprs = int(lowered.spec.agprs);
-  st.sgprs = int(lowered.spec.sgprs);
-  st.lds_bytes = int(lowered.spec.lds_bytes);
-  const gfx950::Occupancy o = gfx950::occupancy(st.vgprs, st.lds_bytes, schedule.waves);
-  st.waves_per_simd = o.waves_per_simd;
-  st.occupancy_limit = o.limit;
   st.total_ms = ms_since(t0);
   if (options.use_cache) detail::compile_cache().insert(key, out);
   return out;

@@ -13,6 +13,7 @@
 #include "cdna4/gemm.hpp"
 #include "common/limits.hpp"
 #include "codegen/assembler.hpp"
+#include "codegen/kernel_build.hpp"
 #include "codegen/gemm/compile_cache.hpp"
 #include "common/checked.hpp"
 #include "codegen/gemm/lower_gemm.hpp"
@@ -23,8 +24,8 @@ namespace cdna4 {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using Clock = codegen::BuildClock;
+using codegen::ms_since;
 
 
 struct TimedVerdict {
@@ -42,31 +43,10 @@ void reject_if_refused(const VerifyReport& report, const Schedule& s) {
   if (!report.accepted()) throw Error(fmt::format("schedule '{}' rejected:\n{}", s.name, report.summary()));
 }
 
-std::string kernel_name_for(const Schedule& s, const CompileOptions& o) {
-  if (!o.kernel_name.empty()) return o.kernel_name;
-  std::string name = "cdna4_gemm_" + s.name;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
-  return name;
-}
-
 std::string cache_key(const Schedule& s, const GemmShape& sh, const std::string& name, bool verified,
                       bool keep_assembly) {
   return fmt::format("{}|{}|{},{},{},{}|{}|{}{}", to_json(s), sh.to_string(), sh.lda, sh.ldb, sh.c_ld(),
                      sh.c_in_ld(), name, verified, keep_assembly);
-}
-
-int count_mfma(const codegen::isa::Code& code) {
-  int n = 0;
-  for (const auto& l : code.lines)
-    n += l.kind == codegen::isa::Line::Kind::instruction && codegen::isa::is_mfma(l.inst);
-  return n;
-}
-
-void model_occupancy(CompileStats& st, int waves_per_workgroup) {
-  const gfx950::Occupancy o = gfx950::occupancy(st.vgprs, st.lds_bytes, waves_per_workgroup);
-  st.waves_per_simd = o.waves_per_simd;
-  st.occupancy_limit = o.limit;
 }
 
 // HSA dispatch packets carry the grid in work-items as 32-bit numbers per dimension.
@@ -170,7 +150,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
     return compile(with, shape, rest);
   }
   const auto t0 = Clock::now();
-  const std::string name = kernel_name_for(schedule, options);
+  const std::string name = codegen::kernel_symbol("cdna4_gemm_", schedule.name, options);
   std::string key;
   if (options.use_cache) {
     key = "schedule|" + cache_key(schedule, shape, name, options.verify, options.keep_assembly || options.text_assembly);
@@ -216,14 +196,7 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
     lowered = codegen::lower_gemm(planned, shape, name);
     if (options.keep_assembly || options.text_assembly) out.assembly = lowered.assembly();
     st.lower_ms = ms_since(t);
-
-    t = Clock::now();
-    const auto object = options.text_assembly ? codegen::assemble(out.assembly, name + ".s")
-                                               : codegen::assemble_code(lowered.code, lowered.spec, name + ".s");
-    st.assemble_ms = ms_since(t);
-    t = Clock::now();
-    hsaco = codegen::link_hsaco(object);
-    st.link_ms = ms_since(t);
+    hsaco = codegen::assemble_and_link(lowered.code, lowered.spec, out.assembly, options, st);
   });
   if (verdict.valid()) {
     const auto t = Clock::now();
@@ -238,15 +211,9 @@ GemmKernel compile(const Schedule& schedule, const GemmShape& shape, const Compi
   out.schedule = schedule;
   out.grid = grid_for(planned, shape);
   out.block = Dim3(uint32_t(planned.waves * gfx950::kWaveSize));
-  st.instructions = int(lowered.code.instruction_count());
+  codegen::fill_code_stats(lowered.code, lowered.spec, planned.waves, st);
   st.loop_instructions = lowered.loop_instructions;
   st.loop_iterations = lowered.loop_iterations;
-  st.mfma = count_mfma(lowered.code);
-  st.vgprs = int(lowered.spec.next_free_vgpr());
-  st.agprs = int(lowered.spec.agprs);
-  st.sgprs = int(lowered.spec.sgprs);
-  st.lds_bytes = int(lowered.spec.lds_bytes);
-  model_occupancy(st, planned.waves);
   st.total_ms = ms_since(t0);
   if (options.use_cache) detail::compile_cache().insert(key, out);
   return out;
