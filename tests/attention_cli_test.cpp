@@ -2,15 +2,14 @@
 // --device model's TFLOP/s and timeline, and clear refusals of bad command lines.
 #include <catch2/catch.hpp>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cdna4/attention.hpp"
-#include "gemm_support.hpp"
 #include "support/process.hpp"
+#include "support/random_bf16.hpp"
 
 using namespace cdna4;
 
@@ -19,13 +18,6 @@ namespace {
 std::string tool() { return std::string(CDNA4_BINARY_DIR) + "/cdna4-attn"; }
 std::string schedule(int dim) {
   return test::source_path("schedules/attention/attn_fwd_d" + std::to_string(dim) + ".json");
-}
-
-std::vector<uint8_t> random_bf16(int64_t count, uint32_t seed) {
-  const std::vector<uint16_t> v = test::random_matrix(size_t(count), seed);
-  std::vector<uint8_t> out(v.size() * 2);
-  std::memcpy(out.data(), v.data(), out.size());
-  return out;
 }
 
 test::CommandResult attn(std::vector<std::string> args) {
@@ -45,7 +37,8 @@ TEST_CASE("cdna4-attn writes O and the LSE of user files as the policy reference
   shape.causal = true;
   shape.out = OutType::f32;
   shape.lse = true;
-  const auto q = random_bf16(2 * 70 * 4 * 64, 11), k = random_bf16(2 * 90 * 2 * 64, 12), v = random_bf16(2 * 90 * 2 * 64, 13);
+  const auto q = test::random_bf16(2 * 70 * 4 * 64, 11), k = test::random_bf16(2 * 90 * 2 * 64, 12),
+             v = test::random_bf16(2 * 90 * 2 * 64, 13);
   test::write_binary(dir.file("q.bin"), q);
   test::write_binary(dir.file("k.bin"), k);
   test::write_binary(dir.file("v.bin"), v);
