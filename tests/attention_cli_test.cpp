@@ -141,3 +141,15 @@ TEST_CASE("cdna4-attn refuses bad command lines in words: usage 2, problems 1", 
   }
   CHECK(dir.entry_count() == 1);  // nothing written
 }
+
+TEST_CASE("Ctrl-C stops a long cdna4-attn launch cleanly and writes nothing", "[cli][attention][progress]") {
+  test::TempDir dir;
+  // 2.7e11 FLOPs: a minute or more on the emulator, so SIGINT 2 s after the handler is in always lands first.
+  auto r = test::run_command_interrupted(
+      {tool(), schedule(128), "--shape", "1x8192x8192x8x8x128", "--o-out", dir.file("o.bin")}, 2.0);
+  INFO(r.output);
+  CHECK(r.status == 130);
+  CHECK(says(r, "cdna4-attn: interrupted (Ctrl-C)"));
+  CHECK(says(r, "nothing written"));
+  CHECK(dir.entry_count() == 0);
+}
