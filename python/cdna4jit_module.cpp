@@ -16,16 +16,19 @@
 
 #include <fmt/format.h>
 
+#include "cdna4/attention.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
 #include "cdna4/schedule.hpp"
 #include "module/arguments.hpp"
+#include "module/attention_problem.hpp"
 #include "module/host_problem.hpp"
 #include "module/interruptible.hpp"
 #include "module/reports.hpp"
 #include "module/schedule_source.hpp"
+#include "shipped_attention.hpp"
 
 namespace py = pybind11;
 using namespace cdna4;
@@ -177,6 +180,41 @@ py::array reference_gemm_py(const py::object& a, const py::object& b, const py::
   return python::c_array(output_type(s, hp.problem.shape.out), hp.problem.shape.m, hp.problem.shape.n, c);
 }
 
+// The schedule attention() runs: the caller's, or the shipped one for D (64 or 128, validated).
+AttentionSchedule attention_schedule(const py::object& schedule, int64_t dim) {
+  if (!schedule.is_none()) return python::attention_schedule_from(schedule);
+  return parse_attention_schedule(dim == 64 ? python::kShippedAttentionD64 : python::kShippedAttentionD128,
+                                  fmt::format("schedules/attention/attn_fwd_d{}.json", dim));
+}
+
+py::object attention(const py::object& q, const py::object& k, const py::object& v, const py::object& schedule,
+                     const py::object& causal, const py::object& scale, const py::object& device,
+                     const py::object& return_lse) {
+  const python::AttentionHost host = python::attention_problem(q, k, v, causal, scale, return_lse);
+  const AttentionSchedule s = attention_schedule(schedule, host.problem.shape.dim);
+  DeviceArg dev(device);
+  const AttentionRun run = python::run_interruptible([&](const std::atomic<bool>* cancel) {
+    LaunchOptions launch;
+    launch.cancel = cancel;
+    return run_attention(*dev.device, s, host.problem, {}, launch);
+  });
+  return python::attention_result(host.problem, run.out);
+}
+
+py::object reference_attention(const py::object& q, const py::object& k, const py::object& v,
+                               const py::object& schedule, const py::object& causal, const py::object& scale,
+                               const py::object& return_lse, const std::string& mfma_policy) {
+  const python::AttentionHost host = python::attention_problem(q, k, v, causal, scale, return_lse);
+  const AttentionBlocks blocking = blocks(attention_schedule(schedule, host.problem.shape.dim));
+  const MfmaPolicy policy = parse<MfmaPolicy>(mfma_policy);
+  AttentionOutput out;
+  {
+    py::gil_scoped_release release;
+    out = reference(host.problem, blocking, policy);
+  }
+  return python::attention_result(host.problem, out);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(cdna4jit, mod) {
@@ -323,6 +361,23 @@ PYBIND11_MODULE(cdna4jit, mod) {
           "(one CU, whole loop trips; None without a loop or with timeline=False), bound, stall shares (of wave time) "
           "and the compile stats. timeline=False keeps no per-instruction timeline (memory grows with it). Every "
           "figure is modeled, not measured (docs/model.md).");
+
+  mod.def("attention", &attention, py::arg("q"), py::arg("k"), py::arg("v"), py::kw_only(),
+          py::arg("schedule") = py::none(), py::arg("causal") = false, py::arg("scale") = py::none(),
+          py::arg("device") = "emulator", py::arg("return_lse") = false,
+          "Attention forward O = softmax(scale * q k^T) v (docs/attention.md) with q [B, Nq, H, D], k and v "
+          "[B, Nk, Hkv, D] NumPy arrays (H a multiple of Hkv: MHA, GQA, MQA; D 64 or 128): float16 / float32 / "
+          "float64 values rounded once to nearest even into bf16, or uint16 bf16 bit patterns (read in place at "
+          "their strides when D is contiguous, so BHSD views need no copy). causal: the mask aligned to the "
+          "bottom-right corner (a row that sees no key gives O = 0, LSE = -inf). scale: default 1/sqrt(D), held in "
+          "fp32. schedule: None picks the shipped attn_fwd_d64 / attn_fwd_d128, else a path, JSON text or a dict. "
+          "Returns O float32 [B, Nq, H, D], or (O, LSE) with LSE float32 [B, H, Nq] (natural log) when "
+          "return_lse. Ctrl-C stops the run (KeyboardInterrupt).");
+  mod.def("reference_attention", &reference_attention, py::arg("q"), py::arg("k"), py::arg("v"), py::kw_only(),
+          py::arg("schedule") = py::none(), py::arg("causal") = false, py::arg("scale") = py::none(),
+          py::arg("return_lse") = false, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
+          "The CPU policy reference attention() matches bit for bit (docs/attention.md, 'The policy reference'), "
+          "blocked as the schedule's kernel; arguments and results as attention()'s.");
 
   mod.def(
       "reference_gemm",

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "attention_check.hpp"
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "common/transcendental.hpp"
@@ -69,36 +70,10 @@ float lse_value(const AttentionOutput& out, int64_t row) {
 // The tolerance (docs/attention.md, "Tolerance against float64"): O within
 // 2^-8 * max|V| (P enters the second dot in bf16, 2^-9 relative per weight, and
 // a bf16 O rounds by up to 2^-9 relative, |O| <= max|V|); LSE within 2^-18 * (1 + |LSE|)
-// (fp32 scores, sums and transcendentals).
-struct Errors {
-  double o = 0, lse = 0;
-  int64_t o_outside = 0, lse_outside = 0;
-};
-
+// (fp32 scores, sums and transcendentals). cdna4-attn --check applies the same.
+using Errors = tools::Float64Errors;
 Errors compare(const AttentionProblem& p, const AttentionOutput& got, const AttentionValues& want) {
-  double v_max = 0;
-  for (size_t i = 0; i + 1 < p.v.size(); i += 2)
-    v_max = std::max(v_max, double(std::fabs(bf16_to_float(uint16_t(p.v[i] | p.v[i + 1] << 8)))));
-  Errors e;
-  const TensorStrides so = p.strides_o();
-  const AttentionShape& s = p.shape;
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t i = 0; i < s.seqlen_q; ++i)
-      for (int64_t h = 0; h < s.heads; ++h)
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t at = b * so.batch + i * so.seq + h * so.head + d;
-          const double diff = std::fabs(double(o_value(got, s.out, at)) - want.o[size_t(at)]);
-          e.o = std::isnan(diff) ? INFINITY : std::max(e.o, diff);
-          e.o_outside += !(diff <= 0x1p-8 * v_max);
-        }
-  if (s.lse)
-    for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
-      const double w = want.lse[size_t(row)], g = lse_value(got, row);
-      const double diff = std::isinf(w) && g == w ? 0.0 : std::fabs(g - w);
-      e.lse = std::isnan(diff) ? INFINITY : std::max(e.lse, diff);
-      e.lse_outside += !(diff <= 0x1p-18 * (1 + std::fabs(w)));
-    }
-  return e;
+  return tools::float64_errors(p, got, want);
 }
 
 struct Case {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile command lines against cdna4-gemm, cdna4-run and cdna4-asmgen: outputs
+"""Hostile command lines against cdna4-gemm, cdna4-attn, cdna4-run and cdna4-asmgen: outputs
 that collide or fail, values that round away, runaway model traces, oversized
 schedule text. Each case names the exit status it expects and a piece of the
 message; a case is clean when the tool ends by itself (no signal, no timeout,
@@ -16,6 +16,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEDULE = os.path.join(ROOT, "schedules", "baseline_256x256x64_w8.json")
+ATTENTION = os.path.join(ROOT, "schedules", "attention", "attn_fwd_d64.json")
 EXAMPLE = os.path.join(ROOT, "tools", "examples", "mfma_16x16x128.s")
 
 ENDLESS = """\t.amdhsa_code_object_version 5
@@ -57,7 +58,7 @@ amdhsa.version: [ 1, 2 ]
 
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
-    gemm, run, asmgen = (os.path.join(build, t) for t in ("cdna4-gemm", "cdna4-run", "cdna4-asmgen"))
+    gemm, attn, run, asmgen = (os.path.join(build, t) for t in ("cdna4-gemm", "cdna4-attn", "cdna4-run", "cdna4-asmgen"))
     d = tempfile.mkdtemp(prefix="cdna4-adversarial-")
     p = lambda name: os.path.join(d, name)
     results = []
@@ -145,6 +146,32 @@ def main():
     case("gemm timeline bound by --max-trace-bytes, --model-only --trace",
          [gemm, SCHEDULE, "--shape", "256x256x8192", "--device", "model", "--model-only", "--quiet", "--trace",
           p("t2.json"), "--max-trace-bytes", "3M"], 1, "--max-trace-bytes", absent(p("t2.json")))
+
+    # cdna4-attn
+    attn_small = [attn, ATTENTION, "--shape", "1x64x64x2x1x64", "--quiet"]
+    with open(p("o.bin"), "wb") as f:
+        f.write(b"old")
+    os.symlink(p("o.bin"), p("o-link.bin"))
+    case("attn --o-out and --lse-out one file through a symlink", attn_small + ["--o-out", p("o.bin"), "--lse-out",
+         p("o-link.bin")], 2, "names the same file as --o-out", unchanged(p("o.bin"), b"old"))
+    case("attn --o-out over --q", attn_small + ["--q", p("c.bin"), "--k", p("c.bin"), "--v", p("c.bin"), "--o-out",
+         p("c.bin")], 2, "names the same file as --q")
+    case("attn --lse-out /dev/full, --o-out fine", attn_small + ["--o-out", p("o1.bin"), "--lse-out", "/dev/full"], 1,
+         "No space left on device", absent(p("o1.bin")))
+    case("attn --o-out /dev/null --lse-out /dev/null", attn_small + ["--o-out", "/dev/null", "--lse-out", "/dev/null"], 0)
+    case("attn --o-out into a missing directory", attn_small + ["--o-out", p("none/o.bin")], 1, "cannot write", leftovers())
+    case("attn --scale 3.5e38", attn_small + ["--scale", "3.5e38"], 2, "rounds to infinity in fp32")
+    case("attn --scale 1e-50", attn_small + ["--scale", "1e-50"], 2, "rounds to 0 in fp32")
+    case("attn --shape with a 2^63 field", [attn, ATTENTION, "--shape", "1x9223372036854775808x1x1x1x64"], 2, "too large")
+    case("attn --shape of 2^62 queries", [attn, ATTENTION, "--shape", "1x4611686018427387904x1x1x1x64"], 1,
+         "overflow 64 bits")
+    case("attn --shape with a huge B x H product", [attn, ATTENTION, "--shape", "4294967296x1x1x4294967296x1x64"], 1,
+         "overflow 64 bits")
+    case("attn --shape past --max-bytes", [attn, ATTENTION, "--shape", "1x1000000x1000000x64x64x64"], 2, "(--max-bytes)")
+    case("attn --max-bytes 1K", attn_small + ["--max-bytes", "1K"], 2, "more than the limit of 1024 bytes")
+    case("attn a directory as the schedule", [attn, p("adir"), "--shape", "1x64x64x2x1x64"], 1, "")
+    case("attn --max-trace-bytes 1 on the model", attn_small + ["--device", "model", "--max-trace-bytes", "1"], 1,
+         "passed the limit of 1 bytes")
 
     # cdna4-asmgen
     case("asmgen k.s --emit obj -o k.s", [asmgen, p("k.s"), "--emit", "obj", "-o", p("k.s")], 2, "names the same file as the input",

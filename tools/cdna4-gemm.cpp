@@ -25,18 +25,21 @@
 #include "cli_names.hpp"
 #include "common/activations.hpp"
 #include "cli_numbers.hpp"
+#include "element_data.hpp"
 #include "launch_progress.hpp"
-#include "input_file.hpp"
 #include "model_output.hpp"
 #include "output_file.hpp"
 #include "report_output.hpp"
+#include "run_flags.hpp"
 #include "timeline_svg.hpp"
 
 namespace {
 
+using cdna4::tools::generate_elements;
+using cdna4::tools::read_elements;
 using cdna4::tools::UsageError;
 
-const char* kUsage =
+const std::string kUsage =
     "usage: cdna4-gemm SCHEDULE.json --shape MxNxK [options]\n"
     "\n"
     "Compiles the schedule for the shape and runs C = A * B once.\n"
@@ -83,24 +86,10 @@ const char* kUsage =
     "                            over the batch hold more than SIZE bytes (suffix K, M or G;\n"
     "                            default 1G), checked before any data is generated or read\n"
     "  --seed S                  data and memory-completion seed (default 1)\n"
-    "  --instant                 emulator: memory completes at issue (faster, no race search)\n"
-    "  --timed                   emulator: waves issue in clock order, memory completes after gfx950's\n"
-    "                            latencies (deterministic; for results that depend on timing)\n"
-    "  --mfma-policy NAME        emulator: how MFMAs add, fp32-fma-chain-k-order (default) or\n"
-    "                            cdna3-fused-groups; --check uses the same (docs/emulator.md)\n"
-    "  --max-instructions N      emulator: stop after N wave-instructions (default 2^36; 0: no limit)\n"
-    "  --timeout SECONDS         emulator: stop after SECONDS of wall time (default 600; 0: no limit)\n"
+    + std::string(cdna4::tools::kEmulatorFlagsHelp) +
     "  --model-only              model device: run only the workgroups the model times\n"
     "                            (seconds for large shapes; C is left incomplete)\n"
-    "  --trace FILE.json         model device: write the modeled timeline of one CU in the\n"
-    "                            Chrome trace-event format (Perfetto, chrome://tracing)\n"
-    "  --timeline FILE.svg       model device: draw two steady-state loop trips of that\n"
-    "                            timeline, a row per wave grouped by SIMD\n"
-    "  --max-trace-bytes SIZE    model device: host bytes the recorded instruction traces and\n"
-    "                            the timeline may hold (suffix K, M or G; default 2G; 0: no\n"
-    "                            limit); past it the run stops with an error\n"
-    "  --threads N               emulator: host threads running workgroups (default: all cores;\n"
-    "                            at most 4096)\n"
+    + std::string(cdna4::tools::kModelOutputFlagsHelp) +
     "  --check                   compare every element with the CPU reference (one fp32\n"
     "                            FMA chain per element in k order, the emulator's MFMA\n"
     "                            policy) and print bit-exact: yes|no\n"
@@ -117,29 +106,22 @@ const char* kUsage =
     "Exit status: 0 success, 1 error, 2 bad usage, 3 --check found differences or races were reported,\n"
     "130 stopped by Ctrl-C (nothing written).\n";
 
-constexpr uint64_t kMaxThreads = 4096;
 constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
 struct Options {
-  std::string schedule, shape, device = "emulator", a, b, a_scale, b_scale, c_out, data = "random";
+  std::string schedule, shape, a, b, a_scale, b_scale, c_out, data = "random";
   std::optional<cdna4::OutType> out_type;  // default: the schedule's types.c
   cdna4::Layout layout = cdna4::Layout::nn;
   uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
-  uint64_t seed = 1, batch = 1;
+  uint64_t batch = 1;
   uint64_t max_bytes = kDefaultMaxBytes;
-  std::optional<uint64_t> max_trace_bytes;
   std::optional<float> alpha, beta;
   std::string c_in, bias;
   std::optional<cdna4::Activation> activation;
   std::optional<cdna4::OutType> c_type;
   std::optional<cdna4::BiasDim> bias_dim;
-  unsigned threads = 0;
-  std::optional<uint64_t> max_instructions;
-  std::optional<double> timeout;
-  bool check = false, instant = false, timed = false, json = false, model_only = false, quiet = false;
-  cdna4::MfmaPolicy mfma_policy = cdna4::MfmaPolicy::fp32_fma_chain_k_order;
-  std::string trace;
-  std::string timeline;
+  bool check = false, model_only = false;
+  cdna4::tools::RunFlags run;  // device, emulator, limits, model outputs, printing
 };
 
 Options parse(int argc, char** argv) {
@@ -155,7 +137,6 @@ Options parse(int argc, char** argv) {
     else if (arg == "-o") o.c_out = cdna4::tools::output_path<UsageError>(value(), arg);
     else if (arg == "--shape") o.shape = value();
     else if (arg == "--out-type") o.out_type = cdna4::tools::parse_named<cdna4::OutType, UsageError>(value(), arg);
-    else if (arg == "--device") o.device = value();
     else if (arg == "--a") o.a = value();
     else if (arg == "--b") o.b = value();
     else if (arg == "--a-scale") o.a_scale = value();
@@ -163,8 +144,6 @@ Options parse(int argc, char** argv) {
     else if (arg == "--c-out") o.c_out = cdna4::tools::output_path<UsageError>(value(), arg);
     else if (arg == "--data") o.data = value();
     else if (arg == "--max-bytes") o.max_bytes = cdna4::tools::parse_size<UsageError>(value(), arg);
-    else if (arg == "--max-trace-bytes") o.max_trace_bytes = cdna4::tools::parse_size<UsageError>(value(), arg);
-    else if (arg == "--seed") o.seed = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
     else if (arg == "--layout") o.layout = cdna4::tools::parse_named<cdna4::Layout, UsageError>(value(), arg);
     else if (arg == "--stride-a") o.stride_a = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
     else if (arg == "--stride-b") o.stride_b = cdna4::tools::parse_unsigned<UsageError>(value(), arg, uint64_t(1) << 40);
@@ -179,18 +158,9 @@ Options parse(int argc, char** argv) {
       o.bias_dim = cdna4::tools::parse_named<cdna4::BiasDim, UsageError>(
           value(), arg, [](const auto& row) { return row.value != cdna4::BiasDim::none; });
     else if (arg == "--activation") o.activation = cdna4::tools::parse_named<cdna4::Activation, UsageError>(value(), "--activation");
-    else if (arg == "--threads") o.threads = unsigned(cdna4::tools::parse_unsigned<UsageError>(value(), arg, kMaxThreads));
     else if (arg == "--check") o.check = true;
-    else if (arg == "--instant") o.instant = true;
-    else if (arg == "--timed") o.timed = true;
-    else if (arg == "--mfma-policy") o.mfma_policy = cdna4::tools::parse_named<cdna4::MfmaPolicy, UsageError>(value(), arg);
-    else if (arg == "--max-instructions") o.max_instructions = cdna4::tools::parse_unsigned<UsageError>(value(), arg);
-    else if (arg == "--timeout") o.timeout = cdna4::tools::parse_seconds<UsageError>(value(), arg);
     else if (arg == "--model-only") o.model_only = true;
-    else if (arg == "--trace") o.trace = cdna4::tools::output_path<UsageError>(value(), arg);
-    else if (arg == "--timeline") o.timeline = cdna4::tools::output_path<UsageError>(value(), arg);
-    else if (arg == "--json") o.json = true;
-    else if (arg == "--quiet") o.quiet = true;
+    else if (cdna4::tools::parse_run_flag<UsageError>(arg, value, o.run)) continue;
     else if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg + " (see --help)");
     else if (o.schedule.empty()) o.schedule = arg;
     else throw UsageError("more than one schedule: " + o.schedule + " and " + arg);
@@ -204,42 +174,15 @@ Options parse(int argc, char** argv) {
   if (o.c_type && o.c_in.empty()) throw UsageError("--c-type names the type of --c-in FILE");
   if (o.a.empty() != o.b.empty()) throw UsageError("give both --a and --b, or neither");
   if (o.data != "random" && o.data != "integer") throw UsageError("--data takes random or integer");
-  if (o.model_only && o.device != "model") throw UsageError("--model-only needs --device model");
-  if ((o.timed || o.instant) && o.device == "hsa")
-    throw UsageError("--timed and --instant choose how the emulator runs; --device hsa runs the hardware");
-  if (!o.trace.empty() && o.device != "model") throw UsageError("--trace needs --device model");
-  if (!o.timeline.empty() && o.device != "model") throw UsageError("--timeline needs --device model");
-  if (o.max_trace_bytes && o.device != "model") throw UsageError("--max-trace-bytes needs --device model");
+  if (o.model_only && o.run.device != "model") throw UsageError("--model-only needs --device model");
+  cdna4::tools::check_run_flags<UsageError>(o.run);
   if (o.model_only && (o.check || !o.c_out.empty()))
     throw UsageError("--model-only leaves C incomplete: it cannot go with --check or --c-out");
   cdna4::tools::check_outputs<UsageError>(
       {{o.schedule, "the schedule"}, {o.a, "--a"}, {o.b, "--b"}, {o.a_scale, "--a-scale"}, {o.b_scale, "--b-scale"},
        {o.c_in, "--c-in"}, {o.bias, "--bias"}},
-      {{o.c_out, "-o"}, {o.trace, "--trace"}, {o.timeline, "--timeline"}});
+      {{o.c_out, "-o"}, {o.run.trace, "--trace"}, {o.run.timeline, "--timeline"}});
   return o;
-}
-
-std::vector<uint8_t> read_matrix(const std::string& path, cdna4::DataType type, int64_t elements, const char* what) {
-  const size_t bytes = cdna4::packed_bytes(type, elements);
-  const std::vector<char> data = cdna4::tools::read_file_of_size(
-      path, bytes, what, fmt::format("{} needs {} {} elements = {} bytes", what, elements, cdna4::to_string(type), bytes));
-  return std::vector<uint8_t>(data.begin(), data.end());
-}
-
-// Normal values or small integers (-4..4, exact in every type), rounded into `type`.
-std::vector<uint8_t> generate(cdna4::DataType type, int64_t elements, uint64_t seed, bool integer) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> small(-4, 4);
-  std::vector<uint32_t> codes(static_cast<size_t>(elements));
-  for (auto& c : codes) {
-    const float x = integer ? float(small(rng)) : normal(rng);
-    c = type == cdna4::DataType::f32 ? std::bit_cast<uint32_t>(x) : cdna4::encode_element(type, x);
-  }
-  if (type != cdna4::DataType::f32) return cdna4::pack_elements(type, codes);
-  std::vector<uint8_t> bytes(codes.size() * 4);
-  std::memcpy(bytes.data(), codes.data(), bytes.size());
-  return bytes;
 }
 
 std::vector<uint8_t> read_scales(const std::string& path, int64_t count, const char* what) {
@@ -264,7 +207,7 @@ struct Inputs {
 };
 
 double modeled_tflops(const cdna4::ModelReport& model, int64_t m, int64_t n, int64_t k) {
-  return model.seconds > 0 ? 2.0 * double(m) * double(n) * double(k) / model.seconds / 1e12 : 0.0;
+  return cdna4::tools::modeled_tflops(model, 2.0 * double(m) * double(n) * double(k));
 }
 
 // The host bytes of the run's data: A, B, the scales, C input and bias, and the
@@ -302,23 +245,26 @@ cdna4::GemmProblem problem_of(const Options& o, const cdna4::Schedule& schedule,
   const int64_t a_elements = elements(m * k, shape.stride(p.layout, Operand::a));
   const int64_t b_elements = elements(k * n, shape.stride(p.layout, Operand::b));
   const bool integer = o.data == "integer";
-  in.a = o.a.empty() ? generate(schedule.type_a, a_elements, o.seed, integer) : read_matrix(o.a, schedule.type_a, a_elements, "A");
-  in.b = o.b.empty() ? generate(schedule.type_b, b_elements, o.seed + 1, integer) : read_matrix(o.b, schedule.type_b, b_elements, "B");
+  in.a = o.a.empty() ? generate_elements(schedule.type_a, a_elements, o.run.seed, integer)
+                     : read_elements(o.a, schedule.type_a, a_elements, "A");
+  in.b = o.b.empty() ? generate_elements(schedule.type_b, b_elements, o.run.seed + 1, integer)
+                     : read_elements(o.b, schedule.type_b, b_elements, "B");
   if (schedule.scaled) {
     const int64_t count_a = m * std::floor(k / 32) * shape.batch, count_b = std::floor(k / 32) * n * shape.batch;
-    in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
-    in.scale_b = o.b_scale.empty() ? generate_scales(count_b, o.seed + 3, integer) : read_scales(o.b_scale, count_b, "B's scales");
+    in.scale_a = o.a_scale.empty() ? generate_scales(count_a, o.run.seed + 2, integer) : read_scales(o.a_scale, count_a, "A's scales");
+    in.scale_b = o.b_scale.empty() ? generate_scales(count_b, o.run.seed + 3, integer) : read_scales(o.b_scale, count_b, "B's scales");
   }
   if (const auto& e = schedule.epilogue) {
     p.alpha = o.alpha.value_or(1.0f);
     p.beta = o.beta.value_or(e->c ? 1.0f : 0.0f);
     const int64_t c_elements = elements(m * n, shape.c_stride());
     if (e->c)
-      in.c = o.c_in.empty() ? generate(*e->c, c_elements, o.seed + 4, integer) : read_matrix(o.c_in, *e->c, c_elements, "C");
+      in.c = o.c_in.empty() ? generate_elements(*e->c, c_elements, o.run.seed + 4, integer)
+                            : read_elements(o.c_in, *e->c, c_elements, "C");
     const int64_t bias_len = e->bias == cdna4::BiasDim::m ? m : e->bias == cdna4::BiasDim::n ? n : 0;
     if (bias_len)
-      in.bias = o.bias.empty() ? generate(e->bias_type, bias_len, o.seed + 5, integer)
-                               : read_matrix(o.bias, e->bias_type, bias_len, "the bias");
+      in.bias = o.bias.empty() ? generate_elements(e->bias_type, bias_len, o.run.seed + 5, integer)
+                               : read_elements(o.bias, e->bias_type, bias_len, "the bias");
   }
   p.shape = shape;
   p.a = in.a;
@@ -363,20 +309,14 @@ void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4
                   const std::string& device, size_t max_races, const cdna4::GemmRun& run, double wall,
                   std::optional<size_t> diff) {
   const int64_t m = shape.m, n = shape.n, k = shape.k, batch = shape.batch;
-  if (o.json) {
+  if (o.run.json) {
     nlohmann::json j = {
         {"schedule", schedule.name},
         {"shape", {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}},
         {"out_type", cdna4::to_string(out)},
         {"device", device},
-        {"compile_ms", run.compile.total_ms},
-        {"compile_cached", run.compile.cached},
-        {"seconds", run.launch.seconds},
-        {"instructions", run.launch.instructions},
-        {"mfma_macs", run.launch.mfma_macs},
-        {"wall_seconds", wall},
     };
-    cdna4::tools::add_races_json(j, run.launch);
+    j.update(cdna4::tools::run_json(run.compile, run.launch, wall));
     if (diff) j["differing_elements"] = *diff;
     if (run.launch.model) {
       j["model"] = cdna4::tools::model_json(*run.launch.model);
@@ -405,7 +345,7 @@ void print_report(const Options& o, const cdna4::Schedule& schedule, const cdna4
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return cdna4::tools::guarded_main("cdna4-gemm", [&] {
     cdna4::tools::install_interrupt_handler();
     const Options o = parse(argc, argv);
     cdna4::GemmShape shape = cdna4::parse_shape(o.shape);
@@ -436,63 +376,30 @@ int main(int argc, char** argv) {
     Inputs inputs;
     const cdna4::GemmProblem problem = problem_of(o, schedule, shape, inputs);
 
-    cdna4::EmulatorConfig config;
-    config.seed = o.seed;
-    config.instant_completion = o.instant;
-    config.timed = o.timed;
-    config.mfma_policy = o.mfma_policy;
-    config.threads = o.threads;
+    cdna4::EmulatorConfig config = cdna4::tools::emulator_config(o.run);
     config.model_only = o.model_only;
-    config.model_timeline = o.device == "model";  // one CU's slices: the steady-state figures
-    config.max_trace_bytes = o.max_trace_bytes.value_or(config.max_trace_bytes);
-    cdna4::Device device = cdna4::Device::open(o.device, config);
-    cdna4::LaunchOptions launch;
-    launch.max_instructions = o.max_instructions;
-    launch.time_limit_seconds = o.timeout;
-    launch.on_race = cdna4::OnRace::Report;
-    cdna4::tools::LaunchProgressBar progress("cdna4-gemm", o.quiet || o.json);
+    cdna4::Device device = cdna4::Device::open(o.run.device, config);
+    cdna4::LaunchOptions launch = cdna4::tools::launch_options(o.run);
+    cdna4::tools::LaunchProgressBar progress("cdna4-gemm", o.run.quiet || o.run.json);
     progress.attach(launch);
     const auto t0 = std::chrono::steady_clock::now();
-    std::optional<cdna4::GemmRun> finished;
-    try {
-      finished = cdna4::run_gemm(device, schedule, problem, {}, launch);
-    } catch (const cdna4::Error&) {
-      progress.finish();
-      if (!cdna4::tools::LaunchProgressBar::interrupted()) throw;
-      const cdna4::LaunchProgress& p = progress.last();
-      std::fprintf(stderr, "cdna4-gemm: interrupted (Ctrl-C) %s; nothing written\n",
-                   p.workgroups_total ? fmt::format("after {} of {} workgroups", p.workgroups_done, p.workgroups_total).c_str()
-                                      : "before the launch started");
-      return cdna4::tools::kExitInterrupted;
-    }
-    progress.finish();
+    const std::optional<cdna4::GemmRun> finished =
+        progress.run([&] { return cdna4::run_gemm(device, schedule, problem, {}, launch); });
+    if (!finished) return cdna4::tools::kExitInterrupted;
     const cdna4::GemmRun& run = *finished;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::optional<size_t> diff;
     if (o.check)
-      diff = cdna4::differing_elements(run.c, cdna4::reference(schedule, problem, o.mfma_policy),
+      diff = cdna4::differing_elements(run.c, cdna4::reference(schedule, problem, o.run.mfma_policy),
                                        size_t(cdna4::element_bytes(out)));
     cdna4::tools::OutputFiles outputs;
     if (!o.c_out.empty())
       outputs.stage(o.c_out, std::string_view(reinterpret_cast<const char*>(run.c.data()), run.c.size()));
-    if (run.launch.model && !o.trace.empty())
-      outputs.stage(o.trace, [&](std::ostream& out) { cdna4::tools::chrome_trace(out, *run.launch.model); });
-    if (run.launch.model && !o.timeline.empty())
-      outputs.stage(o.timeline, cdna4::tools::timeline_svg(*run.launch.model,
-                                                           fmt::format("{} {}x{}x{}", schedule.name, m, n, k)));
+    cdna4::tools::stage_model_outputs(outputs, o.run, run.launch, fmt::format("{} {}x{}x{}", schedule.name, m, n, k));
     outputs.commit();
     const int status = !run.launch.races.empty() || diff.value_or(0) != 0 ? cdna4::tools::kExitCheckFailed
                                                                            : cdna4::tools::kExitOk;
     print_report(o, schedule, problem.shape, out, device.name(), config.max_races, run, wall, diff);
     return status;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s (see --help)\n", e.what());
-    return cdna4::tools::kExitUsage;
-  } catch (const cdna4::Error& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
-    return cdna4::tools::kExitError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cdna4-gemm: %s\n", e.what());
-    return 1;
-  }
+  });
 }

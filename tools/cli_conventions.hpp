@@ -1,6 +1,7 @@
 #pragma once
 // What every cdna4 tool shares: exit codes, usage errors, --version.
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "cdna4/error.hpp"
@@ -18,6 +19,21 @@ inline const char* kExitCodesHelp =
 struct UsageError : Error {
   using Error::Error;
 };
+
+// main's body under the exit codes: a UsageError prints "tool: message (see
+// --help)" and exits 2, any other error "tool: message" and exits 1.
+template <class Body>
+int guarded_main(const char* tool, Body body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s (see --help)\n", tool, e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return kExitError;
+  }
+}
 
 inline void print_version(const char* tool) { std::printf("%s %s (cdna4 JIT, gfx950)\n", tool, cdna4::version()); }
 

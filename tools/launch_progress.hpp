@@ -10,7 +10,12 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
+#include <optional>
 #include <string>
+
+#include <fmt/format.h>
+
+#include "cdna4/error.hpp"
 
 #include "cdna4/runtime.hpp"
 
@@ -52,6 +57,25 @@ class LaunchProgressBar {
   }
 
   const LaunchProgress& last() const { return last_; }
+
+  // Runs `launch` (which attached this bar) and clears the bar. When Ctrl-C
+  // stopped it, says so on stderr ("nothing written") and returns nothing.
+  template <class Launch>
+  auto run(Launch launch) -> std::optional<decltype(launch())> {
+    try {
+      auto result = launch();
+      finish();
+      return result;
+    } catch (const Error&) {
+      finish();
+      if (!interrupted()) throw;
+      std::fprintf(stderr, "%s: interrupted (Ctrl-C) %s; nothing written\n", tool_,
+                   last_.workgroups_total
+                       ? fmt::format("after {} of {} workgroups", last_.workgroups_done, last_.workgroups_total).c_str()
+                       : "before the launch started");
+      return std::nullopt;
+    }
+  }
 
  private:
   void update(const LaunchProgress& p) {

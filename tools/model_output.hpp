@@ -22,6 +22,9 @@ inline std::vector<std::pair<const char*, double>> stall_shares(const ModelStall
           {"issue", s.issue},     {"other", s.other}};
 }
 
+// `flops` done in the modeled time, in TFLOP/s (0 when no time was modeled).
+inline double modeled_tflops(const ModelReport& m, double flops) { return m.seconds > 0 ? flops / m.seconds / 1e12 : 0.0; }
+
 inline void print_model_lines(const ModelReport& m) {
   fmt::print("modeled cycles: {}\n", m.cycles);
   fmt::print("modeled time: {:.3f} us\n", m.seconds * 1e6);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cdna4/gemm.hpp"
 #include "cdna4/runtime.hpp"
 
 namespace cdna4::tools {
@@ -72,6 +73,16 @@ inline void add_races_json(nlohmann::json& out, const LaunchStats& stats) {
   for (const RaceReport& race : stats.races) races.push_back(race_json(race));
   out["races"] = races;
   out["dropped_races"] = stats.dropped_races;
+}
+
+// What one compiled launch cost, and its races (cdna4-gemm's and cdna4-attn's --json).
+inline nlohmann::json run_json(const CompileStats& compile, const LaunchStats& launch, double wall_seconds) {
+  nlohmann::json j = {
+      {"compile_ms", compile.total_ms},     {"compile_cached", compile.cached}, {"seconds", launch.seconds},
+      {"instructions", launch.instructions}, {"mfma_macs", launch.mfma_macs},  {"wall_seconds", wall_seconds},
+  };
+  add_races_json(j, launch);
+  return j;
 }
 
 // unsupported kernel=K count=N first_pc=0x.. opcode=NAME inst='...' reason='...'

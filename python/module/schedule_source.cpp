@@ -47,28 +47,42 @@ void check_json_value(const py::handle& value, const std::string& path, int dept
                                   type_name(value)));
 }
 
-}  // namespace
-
-Schedule schedule_from(const py::handle& source) {
-  if (py::isinstance<Schedule>(source)) return source.cast<Schedule>();
+// A schedule of either kind from a dict, JSON text or a path; `parse` and
+// `load` are the kind's readers, `accepted` names what else the caller takes.
+template <class Parse, class Load>
+auto from_source(const py::handle& source, Parse parse, Load load, const char* accepted) {
   const py::module_ json = py::module_::import("json"), os = py::module_::import("os");
   if (py::isinstance<py::dict>(source)) {
     check_json_value(source, "");
-    return parse_schedule(json.attr("dumps")(source).cast<std::string>(), kDictFile);
+    return parse(json.attr("dumps")(source).cast<std::string>(), kDictFile);
   }
   if (py::isinstance<py::str>(source) && source.attr("lstrip")().attr("startswith")("{").cast<bool>())
-    return parse_schedule(source.cast<std::string>(), "<text>");
+    return parse(source.cast<std::string>(), "<text>");
   if (py::isinstance<py::str>(source) || py::isinstance<py::bytes>(source) || py::hasattr(source, "__fspath__")) {
     const std::string path = os.attr("fsencode")(source).cast<std::string>();  // the file system's bytes
     if (path.empty()) throw ScheduleError("<schedule>", "", "an empty path names no schedule file");
     if (path.find('\0') != std::string::npos)
       throw ScheduleError(std::string(py::repr(source)), "", "a path cannot hold a NUL character");
-    return load_schedule(path);
+    return load(path);
   }
   throw ScheduleError("<schedule>", "",
-                      fmt::format("expected a path (str, bytes or os.PathLike), JSON text, a dict or a "
-                                  "cdna4jit.Schedule, got {}",
-                                  type_name(source)));
+                      fmt::format("expected a path (str, bytes or os.PathLike), JSON text, a dict{}, got {}",
+                                  accepted, type_name(source)));
+}
+
+}  // namespace
+
+Schedule schedule_from(const py::handle& source) {
+  if (py::isinstance<Schedule>(source)) return source.cast<Schedule>();
+  return from_source(
+      source, [](const std::string& text, const std::string& file) { return parse_schedule(text, file); },
+      [](const std::string& path) { return load_schedule(path); }, " or a cdna4jit.Schedule");
+}
+
+AttentionSchedule attention_schedule_from(const py::handle& source) {
+  return from_source(
+      source, [](const std::string& text, const std::string& file) { return parse_attention_schedule(text, file); },
+      [](const std::string& path) { return load_attention_schedule(path); }, "");
 }
 
 }  // namespace cdna4::python

@@ -2,6 +2,7 @@
 // A schedule from what a Python caller passes.
 #include <pybind11/pybind11.h>
 
+#include "cdna4/attention.hpp"
 #include "cdna4/schedule.hpp"
 
 namespace cdna4::python {
@@ -11,5 +12,7 @@ namespace cdna4::python {
 // or a path: any other str, bytes or os.PathLike. Anything else raises
 // ScheduleError saying what is accepted.
 Schedule schedule_from(const pybind11::handle& source);
+// An attention schedule from a dict, JSON text or a path, as above.
+AttentionSchedule attention_schedule_from(const pybind11::handle& source);
 
 }  // namespace cdna4::python
