@@ -54,7 +54,27 @@ class LdsRaceTracker {
     uint32_t inst = 0;
   };
   void touch(uint32_t dword);
+  // Whether an access conflicts with (wave, cls, seq), remembered for the access
+  // being checked: its dwords mostly meet the same few other accesses, and the
+  // waves' async states do not change while one instruction runs.
+  struct Verdict {
+    uint16_t wave = 0;
+    AsyncClass cls = AsyncClass::None;
+    uint32_t seq = 0;  // 0: none remembered
+    bool conflict = false;
+  };
+  bool conflicts(const LdsAccess& a, uint16_t wave, AsyncClass cls, uint32_t seq,
+                 const std::vector<const AsyncState*>& states, Verdict& memo) {
+    if (memo.seq == seq && memo.wave == wave && memo.cls == cls) return memo.conflict;
+    return decide(a, wave, cls, seq, states, memo);
+  }
+  bool decide(const LdsAccess& a, uint16_t wave, AsyncClass cls, uint32_t seq,
+              const std::vector<const AsyncState*>& states, Verdict& memo);
+  void begin(const LdsAccess& a);
 
+  LdsAccess checking_{};
+  Verdict writer_memo_;
+  std::vector<Verdict> reader_memo_;  // [wave]
   uint32_t generation_ = 0;
   uint32_t waves_ = 0;
   std::vector<Writer> writers_;
