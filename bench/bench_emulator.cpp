@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -211,6 +212,49 @@ void gemm_workload(unsigned hw) {
   }
 }
 
+// OpenBLAS sgemm through NumPy (Debian's /usr/bin/python3) on n x n fp32
+// matrices with `threads` threads: G MAC/s, best of 5; 0 when NumPy is missing.
+double openblas_gmacs(int n, unsigned threads) {
+  const std::string command = fmt::format(
+      "OPENBLAS_NUM_THREADS={} /usr/bin/python3 -c 'import time, numpy as np\n"
+      "a = np.random.rand({}, {}).astype(np.float32); b = np.random.rand({}, {}).astype(np.float32); a @ b\n"
+      "best = 1e30\nfor _ in range(5):\n t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)\n"
+      "print({} ** 3 / best / 1e9)' 2>/dev/null",
+      threads, n, n, n, n, n);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return 0;
+  double gmacs = 0;
+  if (std::fscanf(pipe, "%lf", &gmacs) != 1) gmacs = 0;
+  pclose(pipe);
+  return gmacs;
+}
+
+// The goal of the emulator's speed, side by side on the same cores and threads:
+// instant completion at >= 1/2 of OpenBLAS sgemm's G MAC/s, randomized at >= 1/3.
+void against_openblas(unsigned hw) {
+  fmt::print("\nside by side with OpenBLAS sgemm (NumPy), {} threads; goal: instant >= 0.50x, randomized >= 0.33x\n", hw);
+  for (int n : {1024, 2048}) {
+    const double blas = openblas_gmacs(n, hw);
+    if (blas <= 0) {
+      fmt::print("{}^3: NumPy not available (/usr/bin/python3 -c 'import numpy' failed)\n", n);
+      continue;
+    }
+    auto a = small_integers(size_t(n) * n, 9, 4), b = small_integers(size_t(n) * n, 7, 3);
+    std::vector<float> want(size_t(n) * n);
+    native(n, a, b, want, 1);
+    const auto a16 = to_bf16(a), b16 = to_bf16(b);
+    for (const char* name : {"baseline_256x256x64_w8", "pingpong_256x256x64_w8"}) {
+      const cdna4::Schedule s = cdna4::load_schedule(std::string(CDNA4_SOURCE_DIR) + "/schedules/" + name + ".json");
+      for (bool instant : {true, false}) {
+        const GemmSample e = emulate_gemm(s, n, a16, b16, want, instant, hw);
+        fmt::print("{}^3 {} ({}): emulated {:.2f} GMAC/s, OpenBLAS {:.2f} GMAC/s, ratio {:.3f}x; C {} native\n", n, name,
+                   instant ? "instant" : "randomized", e.macs_per_second / 1e9, blas, e.macs_per_second / 1e9 / blas,
+                   e.exact ? "==" : "!=");
+      }
+    }
+  }
+}
+
 // Low-precision schedules at 1024^3: integer data in the schedule's types,
 // checked bit for bit against the typed reference.
 void low_precision_workload(unsigned hw) {
@@ -274,5 +318,6 @@ int main() {
   fmt::print("ratio = native MAC/s / emulated MAC/s on one thread (goal: <= 4x)\n");
   gemm_workload(hw);
   low_precision_workload(hw);
+  against_openblas(hw);
   return 0;
 }
