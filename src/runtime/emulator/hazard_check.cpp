@@ -198,13 +198,23 @@ void check_hazards(Wave& wave, const Inst& in) {
   HazardHistory& h = wave.hazards;
   const uint32_t ends = p.hazard_rows[in.id].ends;
   if (!ends) return;
+  HazardMemo& memo = wave.wg->hazard_memo;
+  if (memo.program != &p) {
+    memo.program = &p;
+    memo.entries.assign(HazardMemo::kEntries, HazardMemo::Entry{});
+  }
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
-    const uint32_t rows = p.hazard_rows[producer.inst].starts & ends;
-    if (!rows) continue;
-    const Need need = required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
-    if (need.states <= age) continue;
+    const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
+    HazardMemo::Entry& e = memo.entries[(producer.inst * 0x9e3779b1u ^ in.id) % HazardMemo::kEntries];
+    if (e.pair != pair) {
+      const uint32_t rows = p.hazard_rows[producer.inst].starts & ends;
+      const Need n = rows ? required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]) : Need{};
+      e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, n.where.first, n.where.count};
+    }
+    if (e.states <= age) continue;
+    const Need need{e.states, HazardRule(e.rule), Regs{e.first, e.count, e.vector}};
     RaceReport r;
     r.kind = RaceKind::Hazard;
     r.other_wave = wave.id;

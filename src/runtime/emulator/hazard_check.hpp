@@ -31,6 +31,22 @@ struct HazardHistory {
   }
 };
 
+// What a producer instruction asks of a consumer (the rows they share and
+// where their operands meet) depends on the two instructions only: remembered
+// per (producer, consumer) pair in a direct-mapped table, per worker thread.
+struct HazardMemo {
+  struct Entry {
+    uint64_t pair = ~0ull;  // producer << 32 | consumer
+    int16_t states = 0;     // 0: no wait asked
+    uint8_t rule = 0;
+    bool vector = true;
+    uint32_t first = 0, count = 0;
+  };
+  static constexpr size_t kEntries = 4096;
+  const void* program = nullptr;  // the entries' program
+  std::vector<Entry> entries;
+};
+
 struct Wave;
 // Before `in` issues: reports every rule whose wait states have not passed.
 void check_hazards(Wave& wave, const Inst& in);

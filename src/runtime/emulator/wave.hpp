@@ -74,6 +74,7 @@ struct Workgroup {
   uint64_t now = 0;                // simulated issue slots
   std::mt19937_64 rng;
   LdsRaceTracker lds_tracker;
+  HazardMemo hazard_memo;
   std::vector<const AsyncState*> async_states;  // per wave, for the LDS race tracker
   RaceGroups races;
   uint64_t instructions = 0;
