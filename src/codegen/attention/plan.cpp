@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cdna4/error.hpp"
-#include "codegen/attention/geometry.hpp"
+#include "codegen/attention_schedule/geometry.hpp"
 #include "codegen/attention/stream.hpp"
 #include "common/limits.hpp"
 

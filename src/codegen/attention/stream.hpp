@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codegen/attention/geometry.hpp"
+#include "codegen/attention_schedule/geometry.hpp"
 
 namespace cdna4::codegen::attention {
 

@@ -54,8 +54,8 @@ AttentionOp read_op(const Reader& r, const AttentionSchedule& s, const json& v, 
   if (row.operand)
     op.operand = r.choice<KvOperand>(r.need(v, path, "operand", "\"k\" or \"v\""), path + ".operand", choices_of<KvOperand>());
   if (row.part)
-    op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", 0, detail::attention_g2s_parts(s) - 1);
-  if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", 0, detail::kpacks_of(s, op.kind, op.operand) - 1);
+    op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", 0, AttentionGeometry::of(s).parts() - 1);
+  if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", 0, AttentionGeometry::of(s).kpacks(op.kind, op.operand) - 1);
   if (row.prio) op.prio = r.integer(r.need(v, path, "prio", "an integer in 0..3"), path + ".prio", 0, 3);
   if (op.kind == AttentionOpKind::wait && !op.vmcnt && !op.lgkmcnt) r.fail(path, "a wait op needs vmcnt, lgkmcnt or both");
   return op;
@@ -70,10 +70,10 @@ void read_geometry(const Reader& r, const json& root, AttentionSchedule& s) {
       r.fail("block_q", fmt::format("expected 16 * waves = {} (each wave owns 16 query rows), got {}", s.block_q,
                                     Reader::got(*v)));
   s.block_k = r.one_of(r.need(root, "", "block_k", "32, 64 or 128"), "block_k", {32, 64, 128});
-  if (detail::attention_g2s_parts(s) == 0)
+  if (AttentionGeometry::of(s).parts() == 0)
     r.fail("block_k", fmt::format("the K and V blocks ({} keys x {} bf16 = {} bytes) must split into whole G2S parts of "
                                   "waves * 1024 = {} bytes; use a larger block_k or fewer waves", s.block_k, s.dim,
-                                  detail::attention_block_bytes(s), detail::attention_part_bytes(s)));
+                                  AttentionGeometry::of(s).block_bytes(), AttentionGeometry::of(s).part_bytes()));
 }
 
 }  // namespace

@@ -40,16 +40,16 @@ std::string kind_name(const CoveredRow& row) {
 
 class Rules {
  public:
-  Rules(const AttentionSchedule& s, std::vector<Finding>& out) : s_(s), out_(out) {}
+  Rules(const AttentionSchedule& s, std::vector<Finding>& out) : s_(s), g_(AttentionGeometry::of(s)), out_(out) {}
 
   void run() {
     check_op_list(s_.ops, [&](int i) { return describe(s_, i); }, out_);
     g2s_coverage();
     for (const CoveredRow& row : kCovered) coverage(row);
-    if (attention_lds_bytes(s_) > gfx950::kLdsBytesPerCu)
+    if (g_.lds_bytes() > gfx950::kLdsBytesPerCu)
       add("lds-capacity", -1, fmt::format("LDS use is {} buffers x (K + V: 2 x {} keys x {} bf16) = {} bytes, more than the "
                                           "{} bytes of a gfx950 CU", s_.lds_buffers, s_.block_k, s_.dim,
-                                          attention_lds_bytes(s_), gfx950::kLdsBytesPerCu));
+                                          g_.lds_bytes(), gfx950::kLdsBytesPerCu));
   }
 
  private:
@@ -57,7 +57,7 @@ class Rules {
 
   void g2s_coverage() {
     for (KvOperand o : {KvOperand::k, KvOperand::v})
-      for (int p = 0; p < attention_g2s_parts(s_); ++p) {
+      for (int p = 0; p < g_.parts(); ++p) {
         int first = -1;
         for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
           const AttentionOp& op = s_.ops[i];
@@ -75,12 +75,12 @@ class Rules {
   }
 
   void coverage(const CoveredRow& row) {
-    const int kpacks = std::max(1, kpacks_of(s_, row.kind, row.operand));
+    const int kpacks = std::max(1, g_.kpacks(row.kind, row.operand));
     std::map<int, int> owner;  // kpack -> op
     for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
       const AttentionOp& op = s_.ops[i];
       if (op.kind != row.kind || (row.kind == K::s2r && op.operand != row.operand)) continue;
-      const KpackRange r = has_kpack(op.kind) ? kpack_range(s_, op) : KpackRange{0, 0};
+      const KpackRange r = has_kpack(op.kind) ? g_.kpack_range(op) : KpackRange{0, 0};
       for (int c = r.first; c <= r.last; ++c) {
         auto [it, fresh] = owner.emplace(c, i);
         if (fresh) continue;
@@ -100,6 +100,7 @@ class Rules {
   }
 
   const AttentionSchedule& s_;
+  const AttentionGeometry g_;
   std::vector<Finding>& out_;
 };
 

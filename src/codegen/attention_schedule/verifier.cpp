@@ -16,10 +16,10 @@ bool in_range(const AttentionSchedule& s, std::vector<Finding>& findings) {
   bool ok = true;
   for (int i = 0; i < static_cast<int>(s.ops.size()); ++i) {
     const AttentionOp& op = s.ops[i];
-    const int kpacks = detail::kpacks_of(s, op.kind, op.operand);
+    const int kpacks = AttentionGeometry::of(s).kpacks(op.kind, op.operand);
     std::string problem;
-    if (op.kind == AttentionOpKind::g2s && (op.part < 0 || op.part >= detail::attention_g2s_parts(s)))
-      problem = fmt::format("part {} is outside 0..{}", op.part, detail::attention_g2s_parts(s) - 1);
+    if (op.kind == AttentionOpKind::g2s && (op.part < 0 || op.part >= AttentionGeometry::of(s).parts()))
+      problem = fmt::format("part {} is outside 0..{}", op.part, AttentionGeometry::of(s).parts() - 1);
     else if (op.kpack && (*op.kpack < 0 || *op.kpack >= kpacks))
       problem = fmt::format("kpack {} is outside 0..{}", *op.kpack, kpacks - 1);
     else if (op.stage < 0)
@@ -40,7 +40,7 @@ VerifyReport verify(const AttentionSchedule& s, const VerifyOptions& options) {
         "schedule '{}' has num_stages and no ops; verify checks explicit ops (plan it first)", s.name)});
     return report;
   }
-  if (detail::attention_g2s_parts(s) == 0 || !in_range(s, report.findings)) {
+  if (AttentionGeometry::of(s).parts() == 0 || !in_range(s, report.findings)) {
     if (report.findings.empty())
       report.findings.push_back(Finding{"op-range", -1, fmt::format("the {} x {} bf16 K/V block does not split into G2S parts "
                                                                     "of waves * 1024 bytes", s.block_k, s.dim)});
@@ -48,7 +48,7 @@ VerifyReport verify(const AttentionSchedule& s, const VerifyOptions& options) {
   }
   if (!options.hazards_only) detail::check_attention_rules(s, report.findings);
   if (report.findings.size() > options.max_findings) report.findings.resize(options.max_findings);
-  detail::simulate_counts(options, 2 * detail::attention_depth(s) + s.lds_buffers + 2,
+  detail::simulate_counts(options, 2 * depth(s) + s.lds_buffers + 2,
                           [&](int n, std::vector<Finding>& found) {
                             detail::simulate_attention(s, n, found, options.max_findings);
                           }, report);
