@@ -13,10 +13,9 @@
 
 #include <map>
 
-#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/attention_schedule/limits.hpp"
 #include "codegen/attention_schedule/verifier_internal.hpp"
 #include "codegen/schedule/op_list.hpp"
-#include "common/limits.hpp"
 
 namespace cdna4::detail {
 namespace {
@@ -46,10 +45,7 @@ class Rules {
     check_op_list(s_.ops, [&](int i) { return describe(s_, i); }, out_);
     g2s_coverage();
     for (const CoveredRow& row : kCovered) coverage(row);
-    if (g_.lds_bytes() > gfx950::kLdsBytesPerCu)
-      add("lds-capacity", -1, fmt::format("LDS use is {} buffers x (K + V: 2 x {} keys x {} bf16) = {} bytes, more than the "
-                                          "{} bytes of a gfx950 CU", s_.lds_buffers, s_.block_k, s_.dim,
-                                          g_.lds_bytes(), gfx950::kLdsBytesPerCu));
+    if (const MaybeProblem p = lds_problem(s_)) add("lds-capacity", -1, p->message);
   }
 
  private:

@@ -12,9 +12,33 @@
 #include <string>
 #include <vector>
 
+#include "codegen/schedule/int_limit.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4::detail {
+
+// The fields every op has (stage, order, phase, the waits before it), as a
+// schedule of either kind may give them.
+struct OpTimingLimits {
+  IntLimit stage = IntLimit::range(0, 15);
+  IntLimit order = IntLimit::range(0, 65535);
+  IntLimit phase = IntLimit::range(0, 255);
+  IntLimit wait = IntLimit::range(0, 65535);  // vmcnt, lgkmcnt (the verifier's wait-range holds them to gfx950's)
+};
+inline const OpTimingLimits kOpTiming;
+
+// The first of an op's timing fields outside kOpTiming; `path` names the op.
+template <typename Op>
+MaybeProblem op_timing_problem(const Op& op, const std::string& path) {
+  if (MaybeProblem p = outside(kOpTiming.stage, op.stage, path + ".stage")) return p;
+  if (MaybeProblem p = outside(kOpTiming.order, op.order, path + ".order")) return p;
+  if (MaybeProblem p = outside(kOpTiming.phase, op.phase, path + ".phase")) return p;
+  if (op.vmcnt)
+    if (MaybeProblem p = outside(kOpTiming.wait, *op.vmcnt, path + ".vmcnt")) return p;
+  if (op.lgkmcnt)
+    if (MaybeProblem p = outside(kOpTiming.wait, *op.lgkmcnt, path + ".lgkmcnt")) return p;
+  return std::nullopt;
+}
 
 // Op indices in emission order (ascending `order`; ties keep array order).
 template <typename Op>
