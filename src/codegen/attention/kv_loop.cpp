@@ -113,7 +113,7 @@ void block_of_stage(AttentionContext& ctx, Reg block, int stage) {
 void emit_kv_loop(AttentionContext& ctx) {
   Code& c = ctx.code;
   const AttentionRegisters& r = ctx.regs;
-  const std::vector<int> order = emission_order(ctx.schedule);
+  const std::vector<int> order = detail::emission_order(ctx.schedule.ops);
   const int depth = ctx.depth;
   const std::set<int64_t> counts = block_counts(ctx);
   const std::string done = "kv_done";

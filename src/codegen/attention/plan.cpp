@@ -43,12 +43,6 @@ std::vector<AttentionOp> baseline_ops(const AttentionSchedule& s) {
   return ops;
 }
 
-bool has_waits(const AttentionSchedule& s) {
-  for (const AttentionOp& op : s.ops)
-    if (op.vmcnt || op.lgkmcnt) return true;
-  return false;
-}
-
 }  // namespace
 
 }  // namespace codegen::attention
@@ -64,7 +58,7 @@ AttentionSchedule plan(const AttentionSchedule& schedule) {
     planned.ops = codegen::attention::baseline_ops(schedule);
     planned.num_stages.reset();
   }
-  if (!codegen::attention::has_waits(planned)) codegen::attention::compute_waits(planned);
+  if (!detail::has_waits(planned.ops)) codegen::attention::compute_waits(planned);
   return planned;
 }
 

@@ -1,17 +1,9 @@
 #include "codegen/attention/stream.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 namespace cdna4::codegen::attention {
-
-std::vector<int> emission_order(const AttentionSchedule& s) {
-  std::vector<int> order(s.ops.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return s.ops[a].order < s.ops[b].order; });
-  return order;
-}
 
 int issued(const AttentionGeometry& g, const AttentionOp& op, Counter counter) {
   return counter == Counter::vm ? vm_instructions(op) : lgkm_instructions(g, op);
@@ -60,7 +52,7 @@ void lower_to(std::optional<int>& wait, int count) { wait = wait ? std::min(*wai
 
 void compute_waits(AttentionSchedule& s) {
   const AttentionGeometry g = AttentionGeometry::of(s);
-  const std::vector<int> order = emission_order(s);
+  const std::vector<int> order = detail::emission_order(s.ops);
   const int64_t iterations = 3 * depth(s) + s.lds_buffers + 4;
   std::vector<Instance> stream;
   for (int64_t i = 0; i < iterations; ++i)

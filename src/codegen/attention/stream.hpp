@@ -8,20 +8,18 @@
 #include <vector>
 
 #include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/schedule/op_list.hpp"
 
 namespace cdna4::codegen::attention {
 
 enum class Counter { vm, lgkm };
-
-// The schedule's op indices in emission order (by `order`).
-std::vector<int> emission_order(const AttentionSchedule& s);
 
 // Instructions of `counter` an op issues.
 int issued(const AttentionGeometry& g, const AttentionOp& op, Counter counter);
 
 // An op's steady-state count `steady` means: all but the `steady` newest
 // instructions of that counter issued before it are complete. At position
-// `pos` (index into emission_order) of iteration `iteration` with n blocks,
+// `pos` (index into detail::emission_order(s.ops)) of iteration `iteration` with n blocks,
 // the same instances are complete once all but this many are.
 int translated_wait(const AttentionSchedule& s, const AttentionGeometry& g, const std::vector<int>& order, int pos,
                     int64_t iteration, int64_t n, int steady, Counter counter);

@@ -49,6 +49,12 @@ std::vector<int> emission_order(const std::vector<Op>& ops) {
   return order;
 }
 
+// Whether any op carries a vmcnt or lgkmcnt (the planners then keep the waits as given).
+template <typename Op>
+bool has_waits(const std::vector<Op>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.vmcnt || op.lgkmcnt; });
+}
+
 // wait-range, unique-order, phase-order; `d(i)` describes op i.
 template <typename Op, typename Describe>
 void check_op_list(const std::vector<Op>& ops, Describe&& d, std::vector<Finding>& out) {
