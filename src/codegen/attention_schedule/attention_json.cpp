@@ -84,23 +84,13 @@ AttentionSchedule parse_attention_schedule(std::string_view text, const std::str
   s.target = r.choice<std::string>(r.need(root, "", "target", "\"gfx950\""), "target", {{"gfx950", "gfx950"}});
   read_geometry(r, root, s);
 
-  const json* stages = r.find(root, "num_stages");
-  const json* ops = r.find(root, "ops");
-  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
-  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
   const AttentionLimits& l = kAttentionLimits;
-  if (stages) s.num_stages = r.integer(*stages, "num_stages", l.num_stages);
-  if (ops)
-    s.ops = r.ops<AttentionOp>(*ops, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
-  if (const json* v = r.find(root, "lds_buffers")) {
-    s.lds_buffers = r.integer(*v, "lds_buffers", l.lds_buffers);
-  } else {
-    s.lds_buffers = detail::default_lds_buffers(s.num_stages, s.ops, AttentionOpKind::g2s, AttentionOpKind::s2r);
-    if (!l.lds_buffers.admits(s.lds_buffers))
-      r.fail("lds_buffers", fmt::format("missing, and the stages from the first G2S to the last S2R ({}) need more "
-                                        "than {} slots; give lds_buffers ({}..{})", s.lds_buffers, l.lds_buffers.hi,
-                                        l.lds_buffers.lo, l.lds_buffers.hi));
-  }
+  detail::read_pipeline(r, root, s, l.num_stages, l.lds_buffers, AttentionOpKind::g2s, AttentionOpKind::s2r,
+                        [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
+  if (!r.find(root, "lds_buffers") && !l.lds_buffers.admits(s.lds_buffers))
+    r.fail("lds_buffers", fmt::format("missing, and the stages from the first G2S to the last S2R ({}) need more "
+                                      "than {} slots; give lds_buffers ({}..{})", s.lds_buffers, l.lds_buffers.hi,
+                                      l.lds_buffers.lo, l.lds_buffers.hi));
   check(r, detail::lds_problem(s));
   return s;
 }

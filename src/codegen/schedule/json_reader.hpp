@@ -180,4 +180,22 @@ int default_lds_buffers(std::optional<int> num_stages, const std::vector<Op>& op
   return std::max(1, last_s2r - first_g2s + 1);
 }
 
+// "num_stages" (the planner writes the ops) or "ops", exactly one; then
+// "lds_buffers", given or default_lds_buffers. `read_op(v, path)` reads one op.
+template <typename Schedule, typename Kind, typename ReadOp>
+void read_pipeline(const Reader& r, const json& root, Schedule& s, const IntLimit& num_stages,
+                   const IntLimit& lds_buffers, Kind g2s, Kind s2r, ReadOp&& read_op) {
+  using Op = typename decltype(s.ops)::value_type;
+  const json* stages = r.find(root, "num_stages");
+  const json* ops = r.find(root, "ops");
+  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
+  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
+  if (stages) s.num_stages = r.integer(*stages, "num_stages", num_stages);
+  if (ops) s.ops = r.ops<Op>(*ops, read_op);
+  if (const json* v = r.find(root, "lds_buffers"))
+    s.lds_buffers = r.integer(*v, "lds_buffers", lds_buffers);
+  else
+    s.lds_buffers = default_lds_buffers(s.num_stages, s.ops, g2s, s2r);
+}
+
 }  // namespace cdna4::detail

@@ -219,16 +219,8 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   read_epilogue(r, root, s);
   check_geometry(r, s);
 
-  const json* stages = r.find(root, "num_stages");
-  const json* ops = r.find(root, "ops");
-  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
-  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
-  if (stages) s.num_stages = r.integer(*stages, "num_stages", 1, 8);
-  if (ops) s.ops = r.ops<ScheduleOp>(*ops, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
-  if (const json* v = r.find(root, "lds_buffers"))
-    s.lds_buffers = r.integer(*v, "lds_buffers", 1, 8);
-  else
-    s.lds_buffers = detail::default_lds_buffers(s.num_stages, s.ops, OpKind::g2s, OpKind::s2r);
+  detail::read_pipeline(r, root, s, detail::IntLimit::range(1, 8), detail::IntLimit::range(1, 8), OpKind::g2s,
+                        OpKind::s2r, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
   return s;
 }
 
