@@ -267,15 +267,7 @@ class Simulation {
     }
     const Event& write = writer.events[written];
     if (ordered(writer.id, write.done_index, write.done_epoch, reader.id, reader.events[t])) return;
-    std::string why;
-    if (write.done_index == kNever)
-      why = fmt::format("wave {} never waits (vmcnt) for that load", writer.id);
-    else if (writer.id == reader.id)
-      why = fmt::format("this wave waits for that load (vmcnt) only before {}, after the read", where(write.done_index));
-    else
-      why = fmt::format("wave {} waits for it (vmcnt) only before {}, and no s_barrier follows that wait before this read "
-                        "(a vmcnt wait missing or too weak before the publishing s_barrier, or the barrier missing)",
-                        writer.id, where(write.done_index));
+    const std::string why = raw_reason(writer.id, reader.id, write, [&](int i) { return where(i); });
     add("raw-race", inst.op, fmt::format(
         "{}, wave {}: reads {} of block {} written by wave {}'s {}, but {}; the ds_read may see stale data "
         "(read-after-write race)", where(t), reader.id, part_name(o, p, slot), inst.k, writer.id, where(written), why));
@@ -292,14 +284,7 @@ class Simulation {
     const Event& read = reader.events[t];
     const Event& overwrite = writer.events[*next];
     if (ordered(reader.id, read.done_index, read.done_epoch, writer.id, overwrite)) return;
-    std::string why;
-    if (read.epoch >= overwrite.epoch && reader.id != writer.id)
-      why = "no s_barrier separates that read from this load";
-    else if (read.done_index == kNever)
-      why = "that read is never waited for with lgkmcnt";
-    else
-      why = fmt::format("its ds_reads are waited for (lgkmcnt) only before {}, which is not before {}", where(read.done_index),
-                        reader.id == writer.id ? "this load" : "an s_barrier that precedes this load");
+    const std::string why = war_reason(reader.id, writer.id, read, overwrite, [&](int i) { return where(i); });
     add("war-race", stream_[*next].op, fmt::format(
         "{}, wave {}: overwrites {} with block {} while wave {} may still be reading block {} from it with {}: {} "
         "(write-after-read race)", where(*next), writer.id, part_name(o, p, slot), stream_[*next].k, reader.id, inst.k,
