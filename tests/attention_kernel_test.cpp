@@ -20,12 +20,14 @@
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
+#include "support/completion_mode.hpp"
 #include "support/errors.hpp"
 #include "support/random_bf16.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
 using cdna4::test::error_of;
+using cdna4::test::completion_mode;
 using cdna4::test::random_bf16;
 
 namespace {
@@ -167,13 +169,6 @@ std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
   return "";
 }
 
-LaunchOptions mode(bool instant) {
-  LaunchOptions o;
-  o.instant_completion = instant;
-  o.seed = 7;
-  return o;
-}
-
 // One case on one schedule: both completion modes bit-exact and within tolerance.
 void check_case(Device& dev, const AttentionSchedule& schedule, const Case& c, uint32_t seed = 1) {
   INFO(schedule.name << ": " << describe(c));
@@ -183,7 +178,7 @@ void check_case(Device& dev, const AttentionSchedule& schedule, const Case& c, u
   for (bool instant : {false, true}) {
     INFO((instant ? "instant completion" : "randomized completion"));
     const auto start = std::chrono::steady_clock::now();
-    const AttentionRun run = run_attention(dev, kernel, data.problem, mode(instant));
+    const AttentionRun run = run_attention(dev, kernel, data.problem, completion_mode(instant));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     UNSCOPED_INFO(fmt::format("{} ({}): {:.2f} s", describe(c), instant ? "instant" : "randomized", seconds));
     CHECK(first_difference(data, run.out, want) == "");
@@ -433,7 +428,7 @@ TEST_CASE("attention kernel: mutants of the planned schedule race on the emulato
     s.name = name;
     change(s);
     INFO(name);
-    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
+    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, completion_mode(false)), RaceError);
     // Verified (the default), the same mutant never reaches the emulator.
     CHECK_THROWS_WITH(compile_attention(s, data.problem.shape), Catch::Contains("rejected"));
     CHECK_FALSE(verify(s).accepted());

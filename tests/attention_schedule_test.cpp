@@ -155,7 +155,16 @@ TEST_CASE("a schedule built in code is refused by plan() with the path and words
   AttentionSchedule stages;
   stages.name = "a";
   stages.num_stages = 2;
-  const std::pair<const char*, std::function<void(AttentionSchedule&)>> changes[] = {
+  using Change = std::function<void(AttentionSchedule&)>;
+  // The explicit baseline in place of num_stages, with `change` made to its ops.
+  const auto in_ops = [](std::function<void(std::vector<AttentionOp>&)> change) -> Change {
+    return [change](AttentionSchedule& s) {
+      s.num_stages.reset();
+      s.ops = explicit_baseline("a", 128, 4, 64).ops;
+      change(s.ops);
+    };
+  };
+  const std::pair<const char*, Change> changes[] = {
       {"target", [](AttentionSchedule& s) { s.target = "gfx942"; }},
       {"dim", [](AttentionSchedule& s) { s.dim = 96; }},
       {"waves", [](AttentionSchedule& s) { s.waves = 6; }},
@@ -166,17 +175,16 @@ TEST_CASE("a schedule built in code is refused by plan() with the path and words
       {"lds_buffers", [](AttentionSchedule& s) { s.lds_buffers = 5; }},
       {"lds_buffers", [](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }},
       {"num_stages", [](AttentionSchedule& s) { s.num_stages = 3; }},
-      {"ops[0].part", [](AttentionSchedule& s) { s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops, s.ops[0].part = 4; }},
-      {"ops[10].kpack", [](AttentionSchedule& s) { s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops, s.ops[10].kpack = 4; }},
-      {"ops[2].stage", [](AttentionSchedule& s) { s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops, s.ops[2].stage = 16; }},
-      {"ops[3].phase", [](AttentionSchedule& s) { s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops, s.ops[3].phase = 256; }},
-      {"ops[8].vmcnt", [](AttentionSchedule& s) { s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops, s.ops[8].vmcnt = -1; }},
-      {"ops[27].prio", [](AttentionSchedule& s) {
-         s.num_stages.reset(), s.ops = explicit_baseline("a", 128, 4, 64).ops;
+      {"ops[0].part", in_ops([](std::vector<AttentionOp>& ops) { ops[0].part = 4; })},
+      {"ops[10].kpack", in_ops([](std::vector<AttentionOp>& ops) { ops[10].kpack = 4; })},
+      {"ops[2].stage", in_ops([](std::vector<AttentionOp>& ops) { ops[2].stage = 16; })},
+      {"ops[3].phase", in_ops([](std::vector<AttentionOp>& ops) { ops[3].phase = 256; })},
+      {"ops[8].vmcnt", in_ops([](std::vector<AttentionOp>& ops) { ops[8].vmcnt = -1; })},
+      {"ops[27].prio", in_ops([](std::vector<AttentionOp>& ops) {
          AttentionOp prio;
          prio.kind = K::setprio, prio.order = 100, prio.phase = 9, prio.prio = 4;
-         s.ops.push_back(prio);
-       }},
+         ops.push_back(prio);
+       })},
   };
   for (const auto& [path, change] : changes) {
     AttentionSchedule s = stages;
