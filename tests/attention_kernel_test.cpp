@@ -20,15 +20,14 @@
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
+#include "support/attention_output.hpp"
 #include "support/completion_mode.hpp"
 #include "support/errors.hpp"
 #include "support/random_bf16.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
-using cdna4::test::error_of;
-using cdna4::test::completion_mode;
-using cdna4::test::random_bf16;
+using namespace cdna4::test;
 
 namespace {
 
@@ -97,26 +96,6 @@ struct Data {
   }
 };
 
-float o_at(const std::vector<uint8_t>& o, OutType type, int64_t e) {
-  if (type == OutType::bf16) return bf16_to_float(uint16_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8));
-  float f;
-  std::memcpy(&f, &o[size_t(e) * 4], 4);
-  return f;
-}
-
-uint32_t o_bits(const std::vector<uint8_t>& o, OutType type, int64_t e) {
-  if (type == OutType::bf16) return uint32_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8);
-  uint32_t u;
-  std::memcpy(&u, &o[size_t(e) * 4], 4);
-  return u;
-}
-
-float lse_at(const std::vector<uint8_t>& lse, int64_t row) {
-  float f;
-  std::memcpy(&f, &lse[size_t(row) * 4], 4);
-  return f;
-}
-
 // The first element whose bits differ, named by (b, i, h, d), or "" when all agree.
 std::string first_difference(const Data& data, const AttentionOutput& got, const AttentionOutput& want) {
   const AttentionShape& s = data.problem.shape;
@@ -129,7 +108,7 @@ std::string first_difference(const Data& data, const AttentionOutput& got, const
           const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
           if (o_bits(got.o, s.out, e) != o_bits(want.o, s.out, e))
             return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i,
-                               h, d, o_at(got.o, s.out, e), o_bits(got.o, s.out, e), o_at(want.o, s.out, e),
+                               h, d, o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
                                o_bits(want.o, s.out, e));
         }
   if (got.o != want.o) return "O differs in the gaps between its elements";
@@ -137,7 +116,7 @@ std::string first_difference(const Data& data, const AttentionOutput& got, const
   for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
     if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
       return fmt::format("LSE[b={}, h={}, i={}] = {}, the policy reference has {}", row / (s.heads * s.seqlen_q),
-                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_at(got.lse, row), lse_at(want.lse, row));
+                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_value(got.lse, row), lse_value(want.lse, row));
   return "";
 }
 
@@ -146,24 +125,21 @@ std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
   const AttentionShape& s = data.problem.shape;
   const AttentionValues want = reference_f64(data.problem);
   const TensorStrides so = data.problem.strides_o();
-  double max_v = 0;
-  for (size_t e = 0; e < data.v.size() / 2; ++e)
-    max_v = std::max(max_v, double(std::fabs(bf16_to_float(uint16_t(data.v[2 * e] | data.v[2 * e + 1] << 8)))));
+  const double max_v = max_abs_bf16(data.v);
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h)
       for (int64_t i = 0; i < s.seqlen_q; ++i) {
         for (int64_t d = 0; d < s.dim; ++d) {
           const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (std::fabs(o_at(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_at(got.o, s.out, e),
+          if (!o_within(o_error(o_value(got.o, s.out, e), want.o[size_t(e)]), max_v))
+            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_value(got.o, s.out, e),
                                want.o[size_t(e)]);
         }
         const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
         if (!s.lse) continue;
         const double l64 = want.lse[size_t(row)];
-        const float l = lse_at(got.lse, row);
-        const bool both_inf = std::isinf(l64) && l == float(l64);
-        if (!both_inf && !(std::fabs(l - l64) <= std::ldexp(1.0 + std::fabs(l64), -18)))
+        const float l = lse_value(got.lse, row);
+        if (!lse_within(lse_error(l, l64), l64))
           return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
       }
   return "";

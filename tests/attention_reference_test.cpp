@@ -14,12 +14,12 @@
 #include "common/transcendental.hpp"
 #include "runtime/attention/arithmetic.hpp"
 #include "runtime/attention/policy.hpp"
+#include "support/attention_output.hpp"
 #include "support/errors.hpp"
 #include "support/random_bf16.hpp"
 
 using namespace cdna4;
-using cdna4::test::error_of;
-using cdna4::test::random_bf16;
+using namespace cdna4::test;
 
 namespace {
 
@@ -53,32 +53,15 @@ struct Data {
   }
 };
 
-float o_value(const AttentionOutput& out, OutType type, int64_t element) {
-  if (type == OutType::bf16) return bf16_to_float(uint16_t(out.o[size_t(element) * 2] | out.o[size_t(element) * 2 + 1] << 8));
-  float f;
-  std::memcpy(&f, &out.o[size_t(element) * 4], 4);
-  return f;
-}
-
-float lse_value(const AttentionOutput& out, int64_t row) {
-  float f;
-  std::memcpy(&f, &out.lse[size_t(row) * 4], 4);
-  return f;
-}
-
-// The tolerance (docs/attention.md, "Tolerance against float64"): O within
-// 2^-8 * max|V| (P enters the second dot in bf16, 2^-9 relative per weight, and
-// a bf16 O rounds by up to 2^-9 relative, |O| <= max|V|); LSE within 2^-18 * (1 + |LSE|)
-// (fp32 scores, sums and transcendentals).
+// The largest errors against float64 and how many elements lie outside the
+// tolerance (support/attention_output.hpp).
 struct Errors {
   double o = 0, lse = 0;
   int64_t o_outside = 0, lse_outside = 0;
 };
 
 Errors compare(const AttentionProblem& p, const AttentionOutput& got, const AttentionValues& want) {
-  double v_max = 0;
-  for (size_t i = 0; i + 1 < p.v.size(); i += 2)
-    v_max = std::max(v_max, double(std::fabs(bf16_to_float(uint16_t(p.v[i] | p.v[i + 1] << 8)))));
+  const double v_max = max_abs_bf16(p.v);
   Errors e;
   const TensorStrides so = p.strides_o();
   const AttentionShape& s = p.shape;
@@ -87,16 +70,16 @@ Errors compare(const AttentionProblem& p, const AttentionOutput& got, const Atte
       for (int64_t h = 0; h < s.heads; ++h)
         for (int64_t d = 0; d < s.dim; ++d) {
           const int64_t at = b * so.batch + i * so.seq + h * so.head + d;
-          const double diff = std::fabs(double(o_value(got, s.out, at)) - want.o[size_t(at)]);
+          const double diff = o_error(o_value(got.o, s.out, at), want.o[size_t(at)]);
           e.o = std::isnan(diff) ? INFINITY : std::max(e.o, diff);
-          e.o_outside += !(diff <= 0x1p-8 * v_max);
+          e.o_outside += !o_within(diff, v_max);
         }
   if (s.lse)
     for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
-      const double w = want.lse[size_t(row)], g = lse_value(got, row);
-      const double diff = std::isinf(w) && g == w ? 0.0 : std::fabs(g - w);
+      const double w = want.lse[size_t(row)];
+      const double diff = lse_error(lse_value(got.lse, row), w);
       e.lse = std::isnan(diff) ? INFINITY : std::max(e.lse, diff);
-      e.lse_outside += !(diff <= 0x1p-18 * (1 + std::fabs(w)));
+      e.lse_outside += !lse_within(diff, w);
     }
   return e;
 }
@@ -151,11 +134,11 @@ TEST_CASE("a row that sees no key has O = +0 and LSE = -infinity in both referen
         const int64_t row = (b * 2 + h) * 70 + i;
         const int64_t first = ((b * 70 + i) * 2 + h) * 64;
         const bool blind = i < 65;
-        CHECK((lse_value(policy, row) == -INFINITY) == blind);
+        CHECK((lse_value(policy.lse, row) == -INFINITY) == blind);
         CHECK((f64.lse[size_t(row)] == -INFINITY) == blind);
         bool policy_zero = true, f64_zero = true;
         for (int64_t d = 0; d < 64; ++d) {
-          policy_zero = policy_zero && std::bit_cast<uint32_t>(o_value(policy, OutType::f32, first + d)) == 0;
+          policy_zero = policy_zero && std::bit_cast<uint32_t>(o_value(policy.o, OutType::f32, first + d)) == 0;
           f64_zero = f64_zero && f64.o[size_t(first + d)] == 0 && !std::signbit(f64.o[size_t(first + d)]);
         }
         CHECK(policy_zero == blind);
@@ -237,9 +220,9 @@ TEST_CASE("with one key block the policy reference is the direct formula with th
       for (int64_t i = 0; i < 40; ++i) {
         for (int64_t d = 0; d < 128; ++d)
           differing += std::bit_cast<uint32_t>(o[size_t(i * 128 + d)] * gfx950::rcp_f32(l[size_t(i)])) !=
-                       std::bit_cast<uint32_t>(o_value(blocked, OutType::f32, i * 128 + d));
+                       std::bit_cast<uint32_t>(o_value(blocked.o, OutType::f32, i * 128 + d));
         const float lse = (mc[size_t(i)] + gfx950::log2_f32(l[size_t(i)])) * attention::kLn2;
-        differing += std::bit_cast<uint32_t>(lse) != std::bit_cast<uint32_t>(lse_value(blocked, i));
+        differing += std::bit_cast<uint32_t>(lse) != std::bit_cast<uint32_t>(lse_value(blocked.lse, i));
       }
       INFO((causal ? "causal, " : "") << to_string(policy));
       CHECK(differing == 0);
