@@ -99,24 +99,20 @@ struct Data {
 // The first element whose bits differ, named by (b, i, h, d), or "" when all agree.
 std::string first_difference(const Data& data, const AttentionOutput& got, const AttentionOutput& want) {
   const AttentionShape& s = data.problem.shape;
-  const TensorStrides so = data.problem.strides_o();
   if (got.o.size() != want.o.size()) return fmt::format("O has {} bytes, want {}", got.o.size(), want.o.size());
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t h = 0; h < s.heads; ++h)
-      for (int64_t i = 0; i < s.seqlen_q; ++i)
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (o_bits(got.o, s.out, e) != o_bits(want.o, s.out, e))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i,
-                               h, d, o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
-                               o_bits(want.o, s.out, e));
-        }
+  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
+    if (o_bits(got.o, s.out, e) == o_bits(want.o, s.out, e)) return std::string();
+    return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i, h, d,
+                       o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
+                       o_bits(want.o, s.out, e));
+  });
+  if (!o.empty()) return o;
   if (got.o != want.o) return "O differs in the gaps between its elements";
   if (got.lse.size() != want.lse.size()) return fmt::format("LSE has {} bytes, want {}", got.lse.size(), want.lse.size());
   for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
     if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
-      return fmt::format("LSE[b={}, h={}, i={}] = {}, the policy reference has {}", row / (s.heads * s.seqlen_q),
-                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_value(got.lse, row), lse_value(want.lse, row));
+      return fmt::format("{} = {}, the policy reference has {}", lse_name(s, row), lse_value(got.lse, row),
+                         lse_value(want.lse, row));
   return "";
 }
 
@@ -124,24 +120,18 @@ std::string first_difference(const Data& data, const AttentionOutput& got, const
 std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
   const AttentionShape& s = data.problem.shape;
   const AttentionValues want = reference_f64(data.problem);
-  const TensorStrides so = data.problem.strides_o();
   const double max_v = max_abs_bf16(data.v);
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t h = 0; h < s.heads; ++h)
-      for (int64_t i = 0; i < s.seqlen_q; ++i) {
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (!o_within(o_error(o_value(got.o, s.out, e), want.o[size_t(e)]), max_v))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_value(got.o, s.out, e),
-                               want.o[size_t(e)]);
-        }
-        const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
-        if (!s.lse) continue;
-        const double l64 = want.lse[size_t(row)];
-        const float l = lse_value(got.lse, row);
-        if (!lse_within(lse_error(l, l64), l64))
-          return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
-      }
+  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
+    const float value = o_value(got.o, s.out, e);
+    if (o_within(o_error(value, want.o[size_t(e)]), max_v)) return std::string();
+    return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, value, want.o[size_t(e)]);
+  });
+  if (!o.empty() || !s.lse) return o;
+  for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
+    const double l64 = want.lse[size_t(row)];
+    const float l = lse_value(got.lse, row);
+    if (!lse_within(lse_error(l, l64), l64)) return fmt::format("{} = {}, float64 has {}", lse_name(s, row), l, l64);
+  }
   return "";
 }
 

@@ -63,17 +63,13 @@ struct Errors {
 Errors compare(const AttentionProblem& p, const AttentionOutput& got, const AttentionValues& want) {
   const double v_max = max_abs_bf16(p.v);
   Errors e;
-  const TensorStrides so = p.strides_o();
   const AttentionShape& s = p.shape;
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t i = 0; i < s.seqlen_q; ++i)
-      for (int64_t h = 0; h < s.heads; ++h)
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t at = b * so.batch + i * so.seq + h * so.head + d;
-          const double diff = o_error(o_value(got.o, s.out, at), want.o[size_t(at)]);
-          e.o = std::isnan(diff) ? INFINITY : std::max(e.o, diff);
-          e.o_outside += !o_within(diff, v_max);
-        }
+  for_each_o(p, [&](int64_t, int64_t, int64_t, int64_t, int64_t at) {
+    const double diff = o_error(o_value(got.o, s.out, at), want.o[size_t(at)]);
+    e.o = std::isnan(diff) ? INFINITY : std::max(e.o, diff);
+    e.o_outside += !o_within(diff, v_max);
+    return std::string();
+  });
   if (s.lse)
     for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
       const double w = want.lse[size_t(row)];

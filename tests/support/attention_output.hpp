@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
@@ -36,6 +39,29 @@ inline float lse_value(const std::vector<uint8_t>& lse, int64_t row) {
   float f;
   std::memcpy(&f, &lse[size_t(row) * 4], 4);
   return f;
+}
+
+// f(b, i, h, d, element) for every element of O at the problem's O strides, in
+// b, h, i, d order; f returns "" to go on, and the first other text ends the
+// walk and is returned.
+template <typename F>
+std::string for_each_o(const AttentionProblem& p, F&& f) {
+  const AttentionShape& s = p.shape;
+  const TensorStrides so = p.strides_o();
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t i = 0; i < s.seqlen_q; ++i)
+        for (int64_t d = 0; d < s.dim; ++d) {
+          std::string text = f(b, i, h, d, b * so.batch + i * so.seq + h * so.head + d);
+          if (!text.empty()) return text;
+        }
+  return "";
+}
+
+// "LSE[b=0, h=1, i=5]" for row (b * H + h) * Nq + i of the [B][H][Nq] LSE.
+inline std::string lse_name(const AttentionShape& s, int64_t row) {
+  return fmt::format("LSE[b={}, h={}, i={}]", row / (s.heads * s.seqlen_q), row / s.seqlen_q % s.heads,
+                     row % s.seqlen_q);
 }
 
 // max |V| over raw bf16 bytes.

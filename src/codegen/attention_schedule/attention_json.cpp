@@ -46,11 +46,8 @@ AttentionOp read_op(const Reader& r, const AttentionSchedule& s, const json& v, 
     op.operand = r.choice<KvOperand>(r.need(v, path, "operand", "\"k\" or \"v\""), path + ".operand", choices_of<KvOperand>());
   if (row.part) op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", detail::part_limit(g));
   if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", detail::kpack_limit(g, op.kind, op.operand));
-  if (row.prio) {
-    const IntLimit& prio = kAttentionLimits.prio;
-    op.prio = r.integer(r.need(v, path, "prio", prio.expected().c_str()), path + ".prio", prio);
-  }
-  if (op.kind == AttentionOpKind::wait && !op.vmcnt && !op.lgkmcnt) r.fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+  if (row.prio) op.prio = r.prio(v, path);
+  if (op.kind == AttentionOpKind::wait) r.need_wait_counts(path, op);
   check(r, detail::op_problem(s, op, path));
   return op;
 }

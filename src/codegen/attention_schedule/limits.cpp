@@ -74,7 +74,7 @@ MaybeProblem op_problem(const AttentionSchedule& s, const AttentionOp& op, const
                                                      to_string(op.kind))};
   if (op.kpack)
     if (MaybeProblem p = outside(kpack_limit(g, op.kind, op.operand), *op.kpack, path + ".kpack")) return p;
-  if (fields.prio) return outside(kAttentionLimits.prio, op.prio, path + ".prio");
+  if (fields.prio) return outside(kOpTiming.prio, op.prio, path + ".prio");
   return std::nullopt;
 }
 

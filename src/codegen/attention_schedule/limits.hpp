@@ -23,8 +23,7 @@ struct AttentionLimits {
   IntLimit block_k = IntLimit::one_of({32, 64, 128});
   IntLimit lds_buffers = IntLimit::range(1, 4);
   IntLimit num_stages = IntLimit::one_of({1, 2});
-  IntLimit prio = IntLimit::range(0, 3);
-};
+};  // stage, order, phase, waits and prio: kOpTiming (codegen/schedule/op_list.hpp)
 inline const AttentionLimits kAttentionLimits;
 
 // The fields an op of each kind has besides op, stage, order, phase, vmcnt, lgkmcnt.

@@ -139,6 +139,16 @@ class Reader {
     op.lgkmcnt = optional_integer(v, path, "lgkmcnt", l.wait);
   }
 
+  // The fields of two op kinds both schedule kinds have: a setprio op's prio,
+  // and a wait op's counts (a bare wait needs at least one).
+  int prio(const json& v, const std::string& path) const {
+    return integer(need(v, path, "prio", kOpTiming.prio.expected().c_str()), path + ".prio", kOpTiming.prio);
+  }
+  template <typename Op>
+  void need_wait_counts(const std::string& path, const Op& op) const {
+    if (!op.vmcnt && !op.lgkmcnt) fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+  }
+
   // "ops": a non-empty array of at most 4096 ops, each read by `read_op(v, path)`.
   template <typename Op, typename ReadOp>
   std::vector<Op> ops(const json& v, ReadOp&& read_op) const {

@@ -17,13 +17,14 @@
 
 namespace cdna4::detail {
 
-// The fields every op has (stage, order, phase, the waits before it), as a
-// schedule of either kind may give them.
+// The fields every op has (stage, order, phase, the waits before it), and a
+// setprio op's prio, as a schedule of either kind may give them.
 struct OpTimingLimits {
   IntLimit stage = IntLimit::range(0, 15);
   IntLimit order = IntLimit::range(0, 65535);
   IntLimit phase = IntLimit::range(0, 255);
   IntLimit wait = IntLimit::range(0, 65535);  // vmcnt, lgkmcnt (the verifier's wait-range holds them to gfx950's)
+  IntLimit prio = IntLimit::range(0, 3);      // s_setprio's range
 };
 inline const OpTimingLimits kOpTiming;
 

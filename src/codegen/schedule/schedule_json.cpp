@@ -158,10 +158,8 @@ ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std:
     if (op.kind == OpKind::s2r && op.operand == Operand::b && op.m_half)
       r.fail(path + ".m_half", "not allowed on an s2r of operand b (B is split along N: use n_half)");
   }
-  if (op.kind == OpKind::setprio)
-    op.prio = r.integer(r.need(v, path, "prio", "an integer in 0..3"), path + ".prio", 0, 3);
-  if (op.kind == OpKind::wait && !op.vmcnt && !op.lgkmcnt)
-    r.fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+  if (op.kind == OpKind::setprio) op.prio = r.prio(v, path);
+  if (op.kind == OpKind::wait) r.need_wait_counts(path, op);
   return op;
 }
 
