@@ -3,6 +3,7 @@
 #include "cdna4/attention.hpp"
 #include "codegen/attention/stream.hpp"
 #include "codegen/attention_schedule/limits.hpp"
+#include "codegen/schedule/op_list.hpp"
 
 namespace cdna4 {
 namespace codegen::attention {
