@@ -52,22 +52,10 @@ class Rules {
   void add(const char* rule, int op, std::string message) { out_.push_back(Finding{rule, op, std::move(message)}); }
 
   void g2s_coverage() {
-    for (KvOperand o : {KvOperand::k, KvOperand::v})
-      for (int p = 0; p < g_.parts(); ++p) {
-        int first = -1;
-        for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
-          const AttentionOp& op = s_.ops[i];
-          if (op.kind != K::g2s || op.operand != o || op.part != p) continue;
-          if (first >= 0)
-            add("g2s-coverage", i, fmt::format("{}: part {}[{}] is already loaded by {}; every part must be loaded exactly once "
-                                               "per KV block", describe(s_, i), to_string(o), p, describe(s_, first)));
-          else
-            first = i;
-        }
-        if (first < 0)
-          add("g2s-coverage", -1, fmt::format("no G2S op loads part {}[{}] of the {} block; every part must be loaded once per "
-                                              "KV block", to_string(o), p, to_string(o)));
-      }
+    check_g2s_coverage(
+        s_.ops, K::g2s, {KvOperand::k, KvOperand::v}, [&](KvOperand) { return g_.parts(); },
+        [&](KvOperand o, int) { return fmt::format("of the {} block", to_string(o)); },
+        [&](int i) { return describe(s_, i); }, "KV block", out_);
   }
 
   void coverage(const CoveredRow& row) {

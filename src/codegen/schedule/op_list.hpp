@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <numeric>
 #include <string>
@@ -54,6 +55,27 @@ std::vector<int> emission_order(const std::vector<Op>& ops) {
 template <typename Op>
 bool has_waits(const std::vector<Op>& ops) {
   return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.vmcnt || op.lgkmcnt; });
+}
+
+// g2s-coverage: part p of each operand is loaded by exactly one op of kind
+// `g2s` per `unit` (a tile, a KV block); `parts(o)` counts an operand's parts,
+// `missing(o, p)` names a part no op loads, `d(i)` describes op i.
+template <typename Op, typename Kind, typename Operand, typename Parts, typename Missing, typename Describe>
+void check_g2s_coverage(const std::vector<Op>& ops, Kind g2s, std::initializer_list<Operand> operands, Parts&& parts,
+                        Missing&& missing, Describe&& d, const char* unit, std::vector<Finding>& out) {
+  for (Operand o : operands)
+    for (int p = 0; p < parts(o); ++p) {
+      std::vector<int> loaders;
+      for (int i = 0; i < static_cast<int>(ops.size()); ++i)
+        if (ops[i].kind == g2s && ops[i].operand == o && ops[i].part == p) loaders.push_back(i);
+      if (loaders.empty())
+        out.push_back(Finding{"g2s-coverage", -1, fmt::format("no G2S op loads part {}[{}] {}; every part must be loaded "
+                                                              "once per {}", to_string(o), p, missing(o, p), unit)});
+      for (size_t j = 1; j < loaders.size(); ++j)
+        out.push_back(Finding{"g2s-coverage", loaders[j], fmt::format("{}: part {}[{}] is already loaded by {}; every part "
+                                                                      "must be loaded exactly once per {}", d(loaders[j]),
+                                                                      to_string(o), p, d(loaders[0]), unit)});
+    }
 }
 
 // wait-range, unique-order, phase-order; `d(i)` describes op i.
