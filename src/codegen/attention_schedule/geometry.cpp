@@ -1,6 +1,6 @@
 #include "codegen/attention_schedule/geometry.hpp"
 
-#include <algorithm>
+#include "codegen/schedule/op_list.hpp"
 
 namespace cdna4 {
 
@@ -30,11 +30,6 @@ int lgkm_instructions(const AttentionGeometry& g, const AttentionOp& op) {
   return (r.last - r.first + 1) * per_kpack;
 }
 
-int depth(const AttentionSchedule& s) {
-  if (s.ops.empty()) return s.num_stages.value_or(1);
-  int max_stage = 0;
-  for (const AttentionOp& op : s.ops) max_stage = std::max(max_stage, op.stage);
-  return max_stage + 1;
-}
+int depth(const AttentionSchedule& s) { return detail::pipeline_depth(s.ops, s.num_stages); }
 
 }  // namespace cdna4

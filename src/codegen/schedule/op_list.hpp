@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,15 @@ std::vector<int> emission_order(const std::vector<Op>& ops) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return ops[x].order < ops[y].order; });
   return order;
+}
+
+// Stages 0 .. depth - 1: max(stage) + 1, or num_stages (1 if absent) before planning.
+template <typename Op>
+int pipeline_depth(const std::vector<Op>& ops, std::optional<int> num_stages) {
+  if (ops.empty()) return num_stages.value_or(1);
+  int max_stage = 0;
+  for (const Op& op : ops) max_stage = std::max(max_stage, op.stage);
+  return max_stage + 1;
 }
 
 // Whether any op carries a vmcnt or lgkmcnt (the planners then keep the waits as given).
