@@ -377,6 +377,23 @@ TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than
   check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
 }
 
+TEST_CASE("attention kernel: the last stage the limits take (15) runs bit-exact, one stage past it is refused", "[attention-kernel]") {
+  // The planned two-stage body moved 14 stages later: every block's ops run
+  // 14 iterations after the loop starts (depth 16, one LDS slot base per stage).
+  AttentionSchedule s = shipped(64);
+  s.name = "attn_fwd_d64_stage15";
+  s.ops = plan(s).ops;
+  s.num_stages.reset();
+  for (AttentionOp& op : s.ops) op.stage += 14;
+  Device dev = Device::emulator();
+  check_case(dev, s, Case{.nq = 130, .nk = 300, .d = 64, .causal = true});
+  check_case(dev, s, Case{.nq = 65, .nk = 63, .d = 64});
+  for (AttentionOp& op : s.ops) ++op.stage;
+  const AttentionShape shape{.seqlen_q = 64, .seqlen_k = 64, .heads = 1, .heads_kv = 1, .dim = 64};
+  CHECK_THAT(error_of([&] { compile_attention(s, shape); }),  // ops 0-3 are the G2S, now at stage 15
+             Catch::Contains("ops[4].stage: expected an integer in 0..15, got 16"));
+}
+
 TEST_CASE("attention kernel: mutants of the planned schedule race on the emulator", "[attention-kernel]") {
   // Compiled without verification (CompileOptions::verify = false runs a
   // refused schedule), each mutant lets a wave read LDS or registers before
