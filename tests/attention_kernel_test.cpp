@@ -20,13 +20,14 @@
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
+#include "support/attention_output.hpp"
+#include "support/completion_mode.hpp"
 #include "support/errors.hpp"
 #include "support/random_bf16.hpp"
 #include "support/process.hpp"
 
 using namespace cdna4;
-using cdna4::test::error_of;
-using cdna4::test::random_bf16;
+using namespace cdna4::test;
 
 namespace {
 
@@ -95,47 +96,23 @@ struct Data {
   }
 };
 
-float o_at(const std::vector<uint8_t>& o, OutType type, int64_t e) {
-  if (type == OutType::bf16) return bf16_to_float(uint16_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8));
-  float f;
-  std::memcpy(&f, &o[size_t(e) * 4], 4);
-  return f;
-}
-
-uint32_t o_bits(const std::vector<uint8_t>& o, OutType type, int64_t e) {
-  if (type == OutType::bf16) return uint32_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8);
-  uint32_t u;
-  std::memcpy(&u, &o[size_t(e) * 4], 4);
-  return u;
-}
-
-float lse_at(const std::vector<uint8_t>& lse, int64_t row) {
-  float f;
-  std::memcpy(&f, &lse[size_t(row) * 4], 4);
-  return f;
-}
-
 // The first element whose bits differ, named by (b, i, h, d), or "" when all agree.
 std::string first_difference(const Data& data, const AttentionOutput& got, const AttentionOutput& want) {
   const AttentionShape& s = data.problem.shape;
-  const TensorStrides so = data.problem.strides_o();
   if (got.o.size() != want.o.size()) return fmt::format("O has {} bytes, want {}", got.o.size(), want.o.size());
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t h = 0; h < s.heads; ++h)
-      for (int64_t i = 0; i < s.seqlen_q; ++i)
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (o_bits(got.o, s.out, e) != o_bits(want.o, s.out, e))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i,
-                               h, d, o_at(got.o, s.out, e), o_bits(got.o, s.out, e), o_at(want.o, s.out, e),
-                               o_bits(want.o, s.out, e));
-        }
+  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
+    if (o_bits(got.o, s.out, e) == o_bits(want.o, s.out, e)) return std::string();
+    return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i, h, d,
+                       o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
+                       o_bits(want.o, s.out, e));
+  });
+  if (!o.empty()) return o;
   if (got.o != want.o) return "O differs in the gaps between its elements";
   if (got.lse.size() != want.lse.size()) return fmt::format("LSE has {} bytes, want {}", got.lse.size(), want.lse.size());
   for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
     if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
-      return fmt::format("LSE[b={}, h={}, i={}] = {}, the policy reference has {}", row / (s.heads * s.seqlen_q),
-                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_at(got.lse, row), lse_at(want.lse, row));
+      return fmt::format("{} = {}, the policy reference has {}", lse_name(s, row), lse_value(got.lse, row),
+                         lse_value(want.lse, row));
   return "";
 }
 
@@ -143,35 +120,19 @@ std::string first_difference(const Data& data, const AttentionOutput& got, const
 std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
   const AttentionShape& s = data.problem.shape;
   const AttentionValues want = reference_f64(data.problem);
-  const TensorStrides so = data.problem.strides_o();
-  double max_v = 0;
-  for (size_t e = 0; e < data.v.size() / 2; ++e)
-    max_v = std::max(max_v, double(std::fabs(bf16_to_float(uint16_t(data.v[2 * e] | data.v[2 * e + 1] << 8)))));
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t h = 0; h < s.heads; ++h)
-      for (int64_t i = 0; i < s.seqlen_q; ++i) {
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (std::fabs(o_at(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_at(got.o, s.out, e),
-                               want.o[size_t(e)]);
-        }
-        const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
-        if (!s.lse) continue;
-        const double l64 = want.lse[size_t(row)];
-        const float l = lse_at(got.lse, row);
-        const bool both_inf = std::isinf(l64) && l == float(l64);
-        if (!both_inf && !(std::fabs(l - l64) <= std::ldexp(1.0 + std::fabs(l64), -18)))
-          return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
-      }
+  const double max_v = max_abs_bf16(data.v);
+  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
+    const float value = o_value(got.o, s.out, e);
+    if (o_within(o_error(value, want.o[size_t(e)]), max_v)) return std::string();
+    return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, value, want.o[size_t(e)]);
+  });
+  if (!o.empty() || !s.lse) return o;
+  for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
+    const double l64 = want.lse[size_t(row)];
+    const float l = lse_value(got.lse, row);
+    if (!lse_within(lse_error(l, l64), l64)) return fmt::format("{} = {}, float64 has {}", lse_name(s, row), l, l64);
+  }
   return "";
-}
-
-LaunchOptions mode(bool instant) {
-  LaunchOptions o;
-  o.instant_completion = instant;
-  o.seed = 7;
-  return o;
 }
 
 // One case on one schedule: both completion modes bit-exact and within tolerance.
@@ -183,7 +144,7 @@ void check_case(Device& dev, const AttentionSchedule& schedule, const Case& c, u
   for (bool instant : {false, true}) {
     INFO((instant ? "instant completion" : "randomized completion"));
     const auto start = std::chrono::steady_clock::now();
-    const AttentionRun run = run_attention(dev, kernel, data.problem, mode(instant));
+    const AttentionRun run = run_attention(dev, kernel, data.problem, completion_mode(instant));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     UNSCOPED_INFO(fmt::format("{} ({}): {:.2f} s", describe(c), instant ? "instant" : "randomized", seconds));
     CHECK(first_difference(data, run.out, want) == "");
@@ -343,27 +304,27 @@ TEST_CASE("attention kernel: schedules and problems it cannot take are refused i
     change(s);
     return error_of([&] { compile_attention(s, shape); });
   };
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("dim must be 64 or 128"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves must be 4 or 8"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q must be 16 * waves"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k must be 32, 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("attn_fwd_d128: dim: expected 64 or 128, got 96"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves: expected 4 or 8, got 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q: expected 16 * waves = 64 (each wave owns 16 query rows), got 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k: expected 32, 64 or 128, got 48"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }),
-             Catch::Contains("not a whole number of G2S parts"));
+             Catch::Contains("block_k: the K and V blocks (32 keys x 64 bf16 = 4096 bytes) must split into whole G2S parts"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }), Catch::Contains("LDS"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128; }), Catch::Contains("VGPRs"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages 1 or 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages: expected 1 or 2, got 3"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[0].part = 4;
              }),
-             Catch::Contains("part must be 0 to 3"));
+             Catch::Contains("ops[0].part: expected an integer in 0..3, got 4"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[10].kpack = 4;
              }),
-             Catch::Contains("kpack must be 0 to 3"));
+             Catch::Contains("ops[10].kpack: expected an integer in 0..3, got 4"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
@@ -416,6 +377,23 @@ TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than
   check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
 }
 
+TEST_CASE("attention kernel: the last stage the limits take (15) runs bit-exact, one stage past it is refused", "[attention-kernel]") {
+  // The planned two-stage body moved 14 stages later: every block's ops run
+  // 14 iterations after the loop starts (depth 16, one LDS slot base per stage).
+  AttentionSchedule s = shipped(64);
+  s.name = "attn_fwd_d64_stage15";
+  s.ops = plan(s).ops;
+  s.num_stages.reset();
+  for (AttentionOp& op : s.ops) op.stage += 14;
+  Device dev = Device::emulator();
+  check_case(dev, s, Case{.nq = 130, .nk = 300, .d = 64, .causal = true});
+  check_case(dev, s, Case{.nq = 65, .nk = 63, .d = 64});
+  for (AttentionOp& op : s.ops) ++op.stage;
+  const AttentionShape shape{.seqlen_q = 64, .seqlen_k = 64, .heads = 1, .heads_kv = 1, .dim = 64};
+  CHECK_THAT(error_of([&] { compile_attention(s, shape); }),  // ops 0-3 are the G2S, now at stage 15
+             Catch::Contains("ops[4].stage: expected an integer in 0..15, got 16"));
+}
+
 TEST_CASE("attention kernel: mutants of the planned schedule race on the emulator", "[attention-kernel]") {
   // Compiled without verification (CompileOptions::verify = false runs a
   // refused schedule), each mutant lets a wave read LDS or registers before
@@ -433,7 +411,7 @@ TEST_CASE("attention kernel: mutants of the planned schedule race on the emulato
     s.name = name;
     change(s);
     INFO(name);
-    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
+    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, completion_mode(false)), RaceError);
     // Verified (the default), the same mutant never reaches the emulator.
     CHECK_THROWS_WITH(compile_attention(s, data.problem.shape), Catch::Contains("rejected"));
     CHECK_FALSE(verify(s).accepted());

@@ -15,12 +15,12 @@
 #include "common/transcendental.hpp"
 #include "runtime/attention/arithmetic.hpp"
 #include "runtime/attention/policy.hpp"
+#include "support/attention_output.hpp"
 #include "support/errors.hpp"
 #include "support/random_bf16.hpp"
 
 using namespace cdna4;
-using cdna4::test::error_of;
-using cdna4::test::random_bf16;
+using namespace cdna4::test;
 
 namespace {
 
@@ -126,11 +126,11 @@ TEST_CASE("a row that sees no key has O = +0 and LSE = -infinity in both referen
         const int64_t row = (b * 2 + h) * 70 + i;
         const int64_t first = ((b * 70 + i) * 2 + h) * 64;
         const bool blind = i < 65;
-        CHECK((lse_value(policy, row) == -INFINITY) == blind);
+        CHECK((lse_value(policy.lse, row) == -INFINITY) == blind);
         CHECK((f64.lse[size_t(row)] == -INFINITY) == blind);
         bool policy_zero = true, f64_zero = true;
         for (int64_t d = 0; d < 64; ++d) {
-          policy_zero = policy_zero && std::bit_cast<uint32_t>(o_value(policy, OutType::f32, first + d)) == 0;
+          policy_zero = policy_zero && std::bit_cast<uint32_t>(o_value(policy.o, OutType::f32, first + d)) == 0;
           f64_zero = f64_zero && f64.o[size_t(first + d)] == 0 && !std::signbit(f64.o[size_t(first + d)]);
         }
         CHECK(policy_zero == blind);
@@ -212,9 +212,9 @@ TEST_CASE("with one key block the policy reference is the direct formula with th
       for (int64_t i = 0; i < 40; ++i) {
         for (int64_t d = 0; d < 128; ++d)
           differing += std::bit_cast<uint32_t>(o[size_t(i * 128 + d)] * gfx950::rcp_f32(l[size_t(i)])) !=
-                       std::bit_cast<uint32_t>(o_value(blocked, OutType::f32, i * 128 + d));
+                       std::bit_cast<uint32_t>(o_value(blocked.o, OutType::f32, i * 128 + d));
         const float lse = (mc[size_t(i)] + gfx950::log2_f32(l[size_t(i)])) * attention::kLn2;
-        differing += std::bit_cast<uint32_t>(lse) != std::bit_cast<uint32_t>(lse_value(blocked, i));
+        differing += std::bit_cast<uint32_t>(lse) != std::bit_cast<uint32_t>(lse_value(blocked.lse, i));
       }
       INFO((causal ? "causal, " : "") << to_string(policy));
       CHECK(differing == 0);

@@ -140,6 +140,63 @@ TEST_CASE("attention schedule errors name the file, the JSON path and what was e
   for (const auto& [text, want] : cases) CHECK(parse_error(text) == want);
 }
 
+// The JSON path and the words after "file: path: ".
+std::pair<std::string, std::string> refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ScheduleError& e) {
+    const std::string what = e.what();
+    return {e.json_path(), what.substr(e.file().size() + e.json_path().size() + 4)};
+  }
+  return {"", "accepted"};
+}
+
+TEST_CASE("a schedule built in code is refused by plan() with the path and words the parser gives its JSON", "[attention-schedule]") {
+  AttentionSchedule stages;
+  stages.name = "a";
+  stages.num_stages = 2;
+  using Change = std::function<void(AttentionSchedule&)>;
+  // The explicit baseline in place of num_stages, with `change` made to its ops.
+  const auto in_ops = [](std::function<void(std::vector<AttentionOp>&)> change) -> Change {
+    return [change](AttentionSchedule& s) {
+      s.num_stages.reset();
+      s.ops = explicit_baseline("a", 128, 4, 64).ops;
+      change(s.ops);
+    };
+  };
+  const std::pair<const char*, Change> changes[] = {
+      {"target", [](AttentionSchedule& s) { s.target = "gfx942"; }},
+      {"dim", [](AttentionSchedule& s) { s.dim = 96; }},
+      {"waves", [](AttentionSchedule& s) { s.waves = 6; }},
+      {"block_q", [](AttentionSchedule& s) { s.block_q = 128; }},
+      {"block_q", [](AttentionSchedule& s) { s.block_q = 2048; }},
+      {"block_k", [](AttentionSchedule& s) { s.block_k = 48; }},
+      {"block_k", [](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }},
+      {"lds_buffers", [](AttentionSchedule& s) { s.lds_buffers = 5; }},
+      {"lds_buffers", [](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }},
+      {"num_stages", [](AttentionSchedule& s) { s.num_stages = 3; }},
+      {"ops[0].part", in_ops([](std::vector<AttentionOp>& ops) { ops[0].part = 4; })},
+      {"ops[10].kpack", in_ops([](std::vector<AttentionOp>& ops) { ops[10].kpack = 4; })},
+      {"ops[2].stage", in_ops([](std::vector<AttentionOp>& ops) { ops[2].stage = 16; })},
+      {"ops[3].phase", in_ops([](std::vector<AttentionOp>& ops) { ops[3].phase = 256; })},
+      {"ops[8].vmcnt", in_ops([](std::vector<AttentionOp>& ops) { ops[8].vmcnt = -1; })},
+      {"ops[27].prio", in_ops([](std::vector<AttentionOp>& ops) {
+         AttentionOp prio;
+         prio.kind = K::setprio, prio.order = 100, prio.phase = 9, prio.prio = 4;
+         ops.push_back(prio);
+       })},
+  };
+  for (const auto& [path, change] : changes) {
+    AttentionSchedule s = stages;
+    change(s);
+    INFO(path);
+    const auto built = refusal([&] { plan(s); });
+    CHECK(built.first == path);
+    CHECK(built == refusal([&] { parse_attention_schedule(to_json(s), "t.json"); }));
+  }
+  CHECK(refusal([&] { plan(stages); }).second == "accepted");
+}
+
 TEST_CASE("a GEMM schedule given as attention, and an attention schedule given as GEMM, say which kind they are", "[attention-schedule]") {
   const std::string gemm = schedule_test::schedules_dir() + "baseline_256x256x64_w8.json";
   const std::string attention = attention_dir() + "attn_fwd_d128.json";

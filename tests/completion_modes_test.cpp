@@ -12,17 +12,12 @@
 #include "foreign/hip_build.hpp"
 #include "gemm_support.hpp"
 #include "schedule_test_support.hpp"
+#include "support/completion_mode.hpp"
 
 using namespace cdna4;
+using cdna4::test::completion_mode;
 
 namespace {
-
-LaunchOptions mode(bool instant) {
-  LaunchOptions o;
-  o.instant_completion = instant;
-  o.seed = 7;
-  return o;
-}
 
 // Runs a foreign kernel on fresh output in both modes; returns the two outputs.
 std::pair<std::vector<uint32_t>, std::vector<uint32_t>> both_modes(Device& dev, const Kernel& kernel, Dim3 grid,
@@ -32,7 +27,7 @@ std::pair<std::vector<uint32_t>, std::vector<uint32_t>> both_modes(Device& dev, 
   std::vector<uint32_t> result[2];
   for (bool instant : {false, true}) {
     out.fill_zero();
-    LaunchOptions o = mode(instant);
+    LaunchOptions o = completion_mode(instant);
     o.dynamic_lds = dynamic_lds;
     LaunchStats stats = dev.launch(kernel, grid, block, args, o);
     CHECK(stats.races.empty());
@@ -101,9 +96,9 @@ TEST_CASE("every shipped schedule gives the same bits in every emulator mode", "
     Device dev = Device::emulator();
     for (OutType out : {OutType::f32, OutType::bf16}) {
       INFO(fmt::format("{} {}x{}x{} {}", s.name, m, n, k, to_string(out)));
-      const GemmRun late = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(false));
-      const GemmRun instant = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, mode(true));
-      LaunchOptions timed_mode = mode(false);
+      const GemmRun late = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, completion_mode(false));
+      const GemmRun instant = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, completion_mode(true));
+      LaunchOptions timed_mode = completion_mode(false);
       timed_mode.timed = true;
       const GemmRun timed = run_gemm(dev, s, test::scaled(test::problem(m, n, k, a, b, out), sa, sb), {}, timed_mode);
       CHECK(late.launch.races.empty());

@@ -33,13 +33,29 @@ def fields_without_description(node, path="$"):
     return missing
 
 
+def load_schema(path):
+    """The schema at `path`, checked as a JSON Schema 2020-12, and its validator."""
+    with open(path) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema, jsonschema.Draft202012Validator(schema)
+
+
+def schema_errors(validator, paths):
+    """Every error of every file, as "file: message", in path order within a file."""
+    errors = []
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        found = sorted(validator.iter_errors(doc), key=lambda e: e.path)
+        errors += [f"{os.path.basename(path)}: {e.message}" for e in found]
+    return errors
+
+
 class SchemaTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        with open(SCHEMA_PATH) as f:
-            cls.schema = json.load(f)
-        jsonschema.Draft202012Validator.check_schema(cls.schema)
-        cls.validator = jsonschema.Draft202012Validator(cls.schema)
+        cls.schema, cls.validator = load_schema(SCHEMA_PATH)
 
     def shipped(self):
         files = sorted(glob.glob(os.path.join(ROOT, "schedules", "*.json")))
@@ -48,11 +64,7 @@ class SchemaTest(unittest.TestCase):
         return files
 
     def test_every_shipped_schedule_validates(self):
-        for path in self.shipped():
-            with open(path) as f:
-                doc = json.load(f)
-            errors = sorted(self.validator.iter_errors(doc), key=lambda e: e.path)
-            self.assertEqual([], [f"{os.path.basename(path)}: {e.message}" for e in errors])
+        self.assertEqual([], schema_errors(self.validator, self.shipped()))
 
     def test_every_field_has_a_description(self):
         self.assertEqual([], fields_without_description(self.schema))
@@ -78,10 +90,7 @@ class AttentionSchemaTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        with open(os.path.join(cls.DIR, "attention.schema.json")) as f:
-            cls.schema = json.load(f)
-        jsonschema.Draft202012Validator.check_schema(cls.schema)
-        cls.validator = jsonschema.Draft202012Validator(cls.schema)
+        cls.schema, cls.validator = load_schema(os.path.join(cls.DIR, "attention.schema.json"))
 
     def files(self):
         files = sorted(glob.glob(os.path.join(self.DIR, "*.json")) + glob.glob(os.path.join(self.DIR, "fixtures", "*.json")))
@@ -90,10 +99,7 @@ class AttentionSchemaTest(unittest.TestCase):
         return files
 
     def test_every_shipped_attention_schedule_validates(self):
-        for path in self.files():
-            with open(path) as f:
-                doc = json.load(f)
-            self.assertEqual([], [f"{os.path.basename(path)}: {e.message}" for e in self.validator.iter_errors(doc)])
+        self.assertEqual([], schema_errors(self.validator, self.files()))
 
     def test_every_field_has_a_description(self):
         self.assertEqual([], fields_without_description(self.schema))
@@ -117,7 +123,8 @@ class AttentionSchemaTest(unittest.TestCase):
         for change in (lambda d: d.update(unknown=1), lambda d: d.pop("kind"), lambda d: d.update(waves=6),
                        lambda d: d.update(dim=96), lambda d: d["ops"][0].update(op="mfma"),
                        lambda d: d["ops"][0].update(operand="a"), lambda d: d["ops"][9].update(part=0),
-                       lambda d: d.update(num_stages=2), lambda d: d.update(lds_buffers=5)):
+                       lambda d: d.update(num_stages=2), lambda d: d.update(lds_buffers=5),
+                       lambda d: (d.pop("ops"), d.update(num_stages=3))):
             bad = json.loads(json.dumps(good))
             change(bad)
             self.assertFalse(self.validator.is_valid(bad), bad)

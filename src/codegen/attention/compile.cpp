@@ -6,7 +6,6 @@
 #include "cdna4/error.hpp"
 #include "codegen/kernel_build.hpp"
 #include "codegen/attention/lower_attention.hpp"
-#include "codegen/attention/plan.hpp"
 #include "codegen/gemm/compile_cache.hpp"
 #include "common/limits.hpp"
 
@@ -56,7 +55,7 @@ AttentionKernel compile_attention(const AttentionSchedule& schedule, const Atten
   CompileStats& st = out.stats;
   const AttentionSchedule planned = plan(schedule);
   // The schedule's proof (waits, barriers, LDS races, the register chain);
-  // plan() made the structural checks the lowering relies on.
+  // plan() applied the limits the lowering relies on.
   if (options.verify) verify_or_throw(planned);
   st.parse_plan_verify_ms = ms_since(t0);
 

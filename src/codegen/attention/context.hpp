@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cdna4/attention.hpp"
-#include "codegen/attention/geometry.hpp"
+#include "codegen/attention_schedule/geometry.hpp"
 #include "codegen/isa/code.hpp"
 
 namespace cdna4::codegen::attention {
@@ -62,8 +62,8 @@ struct AttentionContext {
   int loop_instructions = 0;
 
   AttentionContext(const AttentionSchedule& s, const AttentionShape& sh)
-      : schedule(s), shape(sh), geo(AttentionGeometry::of(s)), depth(attention::depth(s)),
-        regs(AttentionRegisters::make(geo, attention::depth(s), s.name)) {}
+      : schedule(s), shape(sh), geo(AttentionGeometry::of(s)),
+        regs(AttentionRegisters::make(geo, cdna4::depth(s), s.name)), depth(cdna4::depth(s)) {}
 
   int64_t all_blocks() const { return (shape.seqlen_k + geo.block_k - 1) / geo.block_k; }
   bool ragged_keys() const { return shape.seqlen_k % geo.block_k != 0; }

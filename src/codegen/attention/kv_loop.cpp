@@ -12,7 +12,8 @@
 #include <fmt/format.h>
 
 #include "codegen/attention/context.hpp"
-#include "codegen/attention/stream.hpp"
+#include "codegen/schedule/op_list.hpp"
+#include "codegen/schedule/stream_expansion.hpp"
 #include "runtime/attention/policy.hpp"
 
 namespace cdna4::codegen::attention {
@@ -25,13 +26,26 @@ struct Occurrence {
   int64_t iteration, n;
 };
 
+// The loop body in emission order and the instructions each counter counts in
+// it, by which a steady-state wait is translated where fewer ops run, as the
+// verifier's stream expansion translates it (codegen/schedule/stream_expansion.hpp).
+struct Body {
+  std::vector<int> order;
+  detail::CounterSlots vm, lgkm;
+  explicit Body(const AttentionContext& ctx)
+      : order(detail::emission_order(ctx.schedule.ops)),
+        vm(detail::counter_slots(ctx.schedule.ops, order, vm_instructions)),
+        lgkm(detail::counter_slots(ctx.schedule.ops, order,
+                                   [&](const AttentionOp& op) { return lgkm_instructions(ctx.geo, op); })) {}
+};
+
 // The wait an op needs at every occurrence of this code: the fewest.
-std::optional<int> wait_at(const AttentionContext& ctx, const std::vector<int>& order, int pos,
-                           const std::vector<Occurrence>& at, const std::optional<int>& steady, Counter counter) {
+std::optional<int> wait_at(const AttentionContext& ctx, const detail::CounterSlots& slots, int pos,
+                           const std::vector<Occurrence>& at, const std::optional<int>& steady) {
   if (!steady) return std::nullopt;
   int wait = *steady;
   for (const Occurrence& o : at)
-    wait = std::min(wait, translated_wait(ctx.schedule, ctx.geo, order, pos, o.iteration, o.n, *steady, counter));
+    wait = std::min(wait, detail::effective_count(ctx.schedule.ops, slots, int(o.iteration), pos, *steady, int(o.n)));
   return wait;
 }
 
@@ -60,14 +74,14 @@ void emit_op(AttentionContext& ctx, const AttentionOp& op) {
 // One iteration whose ops of the stages `runs` says run, at the occurrences `at`
 // (all of which run the same ops); then the slots and the iteration advance.
 template <class Runs>
-void emit_iteration(AttentionContext& ctx, const std::vector<int>& order, const std::vector<Occurrence>& at, Runs runs) {
+void emit_iteration(AttentionContext& ctx, const Body& body, const std::vector<Occurrence>& at, Runs runs) {
   Code& c = ctx.code;
   const AttentionRegisters& r = ctx.regs;
   std::optional<int> vm, lgkm;  // waits of ops that do not run here carry to the next one that does
-  for (int pos = 0; pos < int(order.size()); ++pos) {
-    const AttentionOp& op = ctx.schedule.ops[order[pos]];
-    lower(vm, wait_at(ctx, order, pos, at, op.vmcnt, Counter::vm));
-    lower(lgkm, wait_at(ctx, order, pos, at, op.lgkmcnt, Counter::lgkm));
+  for (int pos = 0; pos < int(body.order.size()); ++pos) {
+    const AttentionOp& op = ctx.schedule.ops[body.order[pos]];
+    lower(vm, wait_at(ctx, body.vm, pos, at, op.vmcnt));
+    lower(lgkm, wait_at(ctx, body.lgkm, pos, at, op.lgkmcnt));
     if (!runs(op.stage)) continue;
     c.s_waitcnt(vm.value_or(-1), lgkm.value_or(-1));
     vm.reset(), lgkm.reset();
@@ -85,10 +99,10 @@ void emit_iteration(AttentionContext& ctx, const std::vector<int>& order, const 
 }
 
 // The exact stream for n blocks, every iteration straight-line.
-void emit_exact(AttentionContext& ctx, const std::vector<int>& order, int64_t n) {
+void emit_exact(AttentionContext& ctx, const Body& body, int64_t n) {
   for (int64_t i = 0; i < n + ctx.depth - 1; ++i) {
     ctx.code.comment(fmt::format("iteration {} of {} blocks", i, n));
-    emit_iteration(ctx, order, {{i, n}}, [&](int stage) { return i - stage >= 0 && i - stage < n; });
+    emit_iteration(ctx, body, {{i, n}}, [&](int stage) { return i - stage >= 0 && i - stage < n; });
   }
 }
 
@@ -113,7 +127,7 @@ void block_of_stage(AttentionContext& ctx, Reg block, int stage) {
 void emit_kv_loop(AttentionContext& ctx) {
   Code& c = ctx.code;
   const AttentionRegisters& r = ctx.regs;
-  const std::vector<int> order = emission_order(ctx.schedule);
+  const Body body(ctx);
   const int depth = ctx.depth;
   const std::set<int64_t> counts = block_counts(ctx);
   const std::string done = "kv_done";
@@ -138,7 +152,7 @@ void emit_kv_loop(AttentionContext& ctx) {
       std::vector<Occurrence> at;
       for (int64_t n : ns) at.push_back({i, n});
       c.comment(fmt::format("prologue iteration {}", i));
-      emit_iteration(ctx, order, at, [&](int stage) { return stage <= i; });
+      emit_iteration(ctx, body, at, [&](int stage) { return stage <= i; });
     }
     std::vector<Occurrence> steady;
     for (int64_t n : ns)
@@ -150,7 +164,7 @@ void emit_kv_loop(AttentionContext& ctx) {
     c.s_cbranch_scc1(exit);
     c.label(head);
     const size_t before = c.instruction_count();
-    emit_iteration(ctx, order, steady, [](int) { return true; });
+    emit_iteration(ctx, body, steady, [](int) { return true; });
     c.s_sub_u32(r.trips, r.trips, imm(1));
     c.s_cmp_lg_u32(r.trips, imm(0));
     c.s_cbranch_scc1(head);
@@ -160,13 +174,13 @@ void emit_kv_loop(AttentionContext& ctx) {
       std::vector<Occurrence> at;
       for (int64_t n : ns) at.push_back({n + e, n});
       c.comment(fmt::format("epilogue iteration n + {}", e));
-      emit_iteration(ctx, order, at, [&](int stage) { return stage > e; });
+      emit_iteration(ctx, body, at, [&](int stage) { return stage > e; });
     }
   }
   for (int64_t n : short_counts) {
     c.s_branch(done);
     c.label(fmt::format("kv_blocks_{}", n));
-    emit_exact(ctx, order, n);
+    emit_exact(ctx, body, n);
   }
   c.label(done);
 }

@@ -12,11 +12,6 @@ namespace {
 constexpr const char* kQkMfma = "v_mfma_f32_16x16x32_bf16";
 constexpr const char* kPvMfma = "v_mfma_f32_16x16x16_bf16";
 
-struct Range {
-  int begin, end;
-};
-Range kpacks(const std::optional<int>& kpack, int all) { return kpack ? Range{*kpack, *kpack + 1} : Range{0, all}; }
-
 // Part `part` of block i - stage: keys first .. first + part_rows - 1 from
 // global (rows past Nk get an offset past the descriptor: zeros) to the slot.
 void emit_g2s(AttentionContext& ctx, const AttentionOp& op) {
@@ -50,13 +45,13 @@ void emit_s2r(AttentionContext& ctx, const AttentionOp& op) {
   c.v_add_u32(addr, r.tmp.sub(2), k ? r.lds_k : r.lds_v);
   const int tile_bytes = 16 * g.row_bytes();
   if (k) {
-    const Range kps = kpacks(op.kpack, g.qk_kpacks());
-    for (int kp = kps.begin; kp < kps.end; ++kp)
+    const KpackRange kps = g.kpack_range(op);
+    for (int kp = kps.first; kp <= kps.last; ++kp)
       for (int t = 0; t < g.key_tiles(); ++t) c.ds_read_b128(r.k_fragment(g, kp, t), addr, t * tile_bytes + kp * 64);
     return;
   }
-  const Range kts = kpacks(op.kpack, g.key_tiles());
-  for (int t = kts.begin; t < kts.end; ++t)
+  const KpackRange kts = g.kpack_range(op);
+  for (int t = kts.first; t <= kts.last; ++t)
     for (int d = 0; d < g.d_tiles(); ++d) c.ds_read_b64_tr(16, r.v_fragment(g, d, t), addr, t * tile_bytes + d * 32);
 }
 
@@ -73,8 +68,8 @@ void emit_dot_op(AttentionContext& ctx, const AttentionOp& op) {
   const AttentionGeometry& g = ctx.geo;
   switch (op.kind) {
     case AttentionOpKind::dot_qk: {  // S^T tile t = K_t Q^T, d in order from +0
-      const Range kps = kpacks(op.kpack, g.qk_kpacks());
-      for (int kp = kps.begin; kp < kps.end; ++kp)
+      const KpackRange kps = g.kpack_range(op);
+      for (int kp = kps.first; kp <= kps.last; ++kp)
         for (int t = 0; t < g.key_tiles(); ++t) {
           if (kp == 0)
             for (int i = 0; i < 4; ++i) c.v_mov_b32(r.s(t).sub(i), imm(0));
@@ -83,14 +78,14 @@ void emit_dot_op(AttentionContext& ctx, const AttentionOp& op) {
       return;
     }
     case AttentionOpKind::convert_p: {  // the four p of a tile, bf16 RNE: the B operand of dot_pv
-      const Range kts = kpacks(op.kpack, g.key_tiles());
-      for (int t = kts.begin; t < kts.end; ++t)
+      const KpackRange kts = g.kpack_range(op);
+      for (int t = kts.first; t <= kts.last; ++t)
         for (int h = 0; h < 2; ++h) c.v_cvt_pk_bf16_f32(r.p(t).sub(h), r.s(t).sub(2 * h), r.s(t).sub(2 * h + 1));
       return;
     }
     default: {  // dot_pv: O^T d tile += V^T P^T, each d tile's keys in order
-      const Range kts = kpacks(op.kpack, g.key_tiles());
-      for (int t = kts.begin; t < kts.end; ++t)
+      const KpackRange kts = g.kpack_range(op);
+      for (int t = kts.first; t <= kts.last; ++t)
         for (int d = 0; d < g.d_tiles(); ++d) c.v_mfma(kPvMfma, r.o(d), r.v_fragment(g, d, t), r.p(t), r.o(d));
       return;
     }

@@ -4,6 +4,7 @@
 
 #include "cdna4/attention.hpp"
 #include "cdna4/error.hpp"
+#include "codegen/device_upload.hpp"
 
 namespace cdna4 {
 
@@ -44,12 +45,8 @@ AttentionRun run_attention(Device& device, const AttentionKernel& kernel, const 
                             kernel.kernel.name(), kernel.shape.batch, kernel.shape.seqlen_q, kernel.shape.seqlen_k,
                             kernel.shape.heads, kernel.shape.heads_kv, kernel.shape.dim));
   const int64_t out_size = element_bytes(sh.out);
-  const auto upload = [&](std::span<const uint8_t> data) {
-    Buffer buffer = device.alloc(data.size());
-    buffer.upload(data.data(), data.size());
-    return buffer;
-  };
-  Buffer q = upload(problem.q), k = upload(problem.k), v = upload(problem.v);
+  Buffer q = codegen::upload(device, problem.q), k = codegen::upload(device, problem.k),
+         v = codegen::upload(device, problem.v);
   Buffer o = device.alloc(size_t(problem.o_elements() * out_size));
   o.fill_zero();
   Buffer lse;

@@ -1,41 +1,23 @@
 #include "codegen/attention/stream.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <cstdint>
 #include <optional>
+#include <vector>
+
+#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/schedule/op_list.hpp"
 
 namespace cdna4::codegen::attention {
 
-std::vector<int> emission_order(const AttentionSchedule& s) {
-  std::vector<int> order(s.ops.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return s.ops[a].order < s.ops[b].order; });
-  return order;
-}
+namespace {
 
+enum class Counter { vm, lgkm };
+
+// Instructions of `counter` an op issues.
 int issued(const AttentionGeometry& g, const AttentionOp& op, Counter counter) {
   return counter == Counter::vm ? vm_instructions(op) : lgkm_instructions(g, op);
 }
-
-int translated_wait(const AttentionSchedule& s, const AttentionGeometry& g, const std::vector<int>& order, int pos,
-                    int64_t iteration, int64_t n, int steady, Counter counter) {
-  int window = 0, real = 0;
-  // Walk back over the steady stream's instructions: this iteration's ops before
-  // `pos`, then whole earlier iterations, until `steady` instructions are seen.
-  const int64_t oldest = iteration - int64_t(steady) - depth(s) - 2;
-  for (int64_t i = iteration; i >= oldest && window < steady; --i) {
-    for (int p = (i == iteration ? pos : int(order.size())) - 1; p >= 0 && window < steady; --p) {
-      const AttentionOp& op = s.ops[order[p]];
-      const int count = std::min(issued(g, op, counter), steady - window);
-      const int64_t block = i - op.stage;
-      window += count;
-      if (i >= 0 && block >= 0 && block < n) real += count;
-    }
-  }
-  return real;
-}
-
-namespace {
 
 struct Instance {
   int op;
@@ -60,7 +42,7 @@ void lower_to(std::optional<int>& wait, int count) { wait = wait ? std::min(*wai
 
 void compute_waits(AttentionSchedule& s) {
   const AttentionGeometry g = AttentionGeometry::of(s);
-  const std::vector<int> order = emission_order(s);
+  const std::vector<int> order = detail::emission_order(s.ops);
   const int64_t iterations = 3 * depth(s) + s.lds_buffers + 4;
   std::vector<Instance> stream;
   for (int64_t i = 0; i < iterations; ++i)

@@ -1,30 +1,11 @@
 #pragma once
-// The instance stream of an attention schedule over the KV blocks of one
-// workgroup: iteration i runs op o on block t = i - o.stage when 0 <= t < n
-// (n blocks). Waits are written for the steady state (every op runs); where
-// fewer ops ran (the first and last iterations), translated_wait gives the
-// count that waits for the same instances.
-#include <cstdint>
-#include <vector>
-
-#include "codegen/attention/geometry.hpp"
+// The planner's waits for an attention schedule: over the instance stream of
+// the steady state (iteration i runs op o on block t = i - o.stage), the fewest
+// vmcnt / lgkmcnt each consumer needs. The lowering translates them for the
+// first and last iterations as the verifier does (codegen/schedule/stream_expansion.hpp).
+#include "cdna4/attention.hpp"
 
 namespace cdna4::codegen::attention {
-
-enum class Counter { vm, lgkm };
-
-// The schedule's op indices in emission order (by `order`).
-std::vector<int> emission_order(const AttentionSchedule& s);
-
-// Instructions of `counter` an op issues.
-int issued(const AttentionGeometry& g, const AttentionOp& op, Counter counter);
-
-// An op's steady-state count `steady` means: all but the `steady` newest
-// instructions of that counter issued before it are complete. At position
-// `pos` (index into emission_order) of iteration `iteration` with n blocks,
-// the same instances are complete once all but this many are.
-int translated_wait(const AttentionSchedule& s, const AttentionGeometry& g, const std::vector<int>& order, int pos,
-                    int64_t iteration, int64_t n, int steady, Counter counter);
 
 // vmcnt on the barrier before each s2r (or on the s2r) for its block's G2S,
 // lgkmcnt on each dot for its s2r: the fewest waits the steady state needs.

@@ -7,42 +7,32 @@
 #include <string>
 #include <vector>
 
-#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/attention_schedule/limits.hpp"
 #include "codegen/schedule/json_reader.hpp"
 
 namespace cdna4 {
 namespace {
 
+using detail::AttentionLimits;
 using detail::choices_of;
+using detail::IntLimit;
 using detail::json;
+using detail::kAttentionLimits;
+using detail::MaybeProblem;
+using detail::OpFields;
 using detail::Reader;
 
-// The fields an op of each kind has besides op, stage, order, phase, vmcnt, lgkmcnt.
-struct OpFieldsRow {
-  AttentionOpKind kind;
-  bool operand, part, kpack, prio;
-};
-constexpr OpFieldsRow kOpFields[] = {
-    {AttentionOpKind::g2s, true, true, false, false},      {AttentionOpKind::s2r, true, false, true, false},
-    {AttentionOpKind::dot_qk, false, false, true, false},  {AttentionOpKind::mask, false, false, false, false},
-    {AttentionOpKind::row_max, false, false, false, false}, {AttentionOpKind::exp, false, false, false, false},
-    {AttentionOpKind::row_sum, false, false, false, false}, {AttentionOpKind::rescale_o, false, false, false, false},
-    {AttentionOpKind::convert_p, false, false, true, false}, {AttentionOpKind::dot_pv, false, false, true, false},
-    {AttentionOpKind::barrier, false, false, false, false}, {AttentionOpKind::setprio, false, false, false, true},
-    {AttentionOpKind::wait, false, false, false, false},
-};
-
-const OpFieldsRow& fields_of(AttentionOpKind kind) {
-  for (const OpFieldsRow& row : kOpFields)
-    if (row.kind == kind) return row;
-  throw Error(fmt::format("attention op kind {} has no fields row", static_cast<int>(kind)));
+// Every field in kAttentionLimits' words; then the checks a schedule built in
+// code gets (limits.hpp), so a file and a C++ schedule are refused alike.
+void check(const Reader& r, const MaybeProblem& problem) {
+  if (problem) r.fail(problem->path, problem->message);
 }
 
 AttentionOp read_op(const Reader& r, const AttentionSchedule& s, const json& v, const std::string& path) {
   r.object(v, path);
   AttentionOp op;
   op.kind = r.choice<AttentionOpKind>(r.need(v, path, "op", "the op kind"), path + ".op", choices_of<AttentionOpKind>());
-  const OpFieldsRow& row = fields_of(op.kind);
+  const OpFields& row = detail::op_fields(op.kind);
   std::vector<const char*> allowed = {"op"};
   if (row.operand) allowed.push_back("operand");
   if (row.part) allowed.push_back("part");
@@ -51,29 +41,29 @@ AttentionOp read_op(const Reader& r, const AttentionSchedule& s, const json& v, 
   for (const char* f : {"stage", "order", "phase", "vmcnt", "lgkmcnt"}) allowed.push_back(f);
   r.only_fields(v, path, allowed);
   r.op_timing(v, path, op);
+  const AttentionGeometry g = AttentionGeometry::of(s);
   if (row.operand)
     op.operand = r.choice<KvOperand>(r.need(v, path, "operand", "\"k\" or \"v\""), path + ".operand", choices_of<KvOperand>());
-  if (row.part)
-    op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", 0, detail::attention_g2s_parts(s) - 1);
-  if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", 0, detail::kpacks_of(s, op.kind, op.operand) - 1);
-  if (row.prio) op.prio = r.integer(r.need(v, path, "prio", "an integer in 0..3"), path + ".prio", 0, 3);
-  if (op.kind == AttentionOpKind::wait && !op.vmcnt && !op.lgkmcnt) r.fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+  if (row.part) op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", detail::part_limit(g));
+  if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", detail::kpack_limit(g, op.kind, op.operand));
+  if (row.prio) op.prio = r.prio(v, path);
+  if (op.kind == AttentionOpKind::wait) r.need_wait_counts(path, op);
+  check(r, detail::op_problem(s, op, path));
   return op;
 }
 
+int read_limited(const Reader& r, const json& root, const char* field, const IntLimit& limit) {
+  return r.integer(r.need(root, "", field, limit.expected().c_str()), field, limit);
+}
+
 void read_geometry(const Reader& r, const json& root, AttentionSchedule& s) {
-  s.dim = r.one_of(r.need(root, "", "dim", "64 or 128"), "dim", {64, 128});
-  s.waves = r.one_of(r.need(root, "", "waves", "4 or 8"), "waves", {4, 8});
+  const AttentionLimits& l = kAttentionLimits;
+  s.dim = read_limited(r, root, "dim", l.dim);
+  s.waves = read_limited(r, root, "waves", l.waves);
   s.block_q = 16 * s.waves;
-  if (const json* v = r.find(root, "block_q"))
-    if (r.integer(*v, "block_q", 16, 1024) != s.block_q)
-      r.fail("block_q", fmt::format("expected 16 * waves = {} (each wave owns 16 query rows), got {}", s.block_q,
-                                    Reader::got(*v)));
-  s.block_k = r.one_of(r.need(root, "", "block_k", "32, 64 or 128"), "block_k", {32, 64, 128});
-  if (detail::attention_g2s_parts(s) == 0)
-    r.fail("block_k", fmt::format("the K and V blocks ({} keys x {} bf16 = {} bytes) must split into whole G2S parts of "
-                                  "waves * 1024 = {} bytes; use a larger block_k or fewer waves", s.block_k, s.dim,
-                                  detail::attention_block_bytes(s), detail::attention_part_bytes(s)));
+  if (const json* v = r.find(root, "block_q")) s.block_q = r.integer(*v, "block_q", l.block_q);
+  s.block_k = read_limited(r, root, "block_k", l.block_k);
+  check(r, detail::geometry_problem(s));
 }
 
 }  // namespace
@@ -91,21 +81,14 @@ AttentionSchedule parse_attention_schedule(std::string_view text, const std::str
   s.target = r.choice<std::string>(r.need(root, "", "target", "\"gfx950\""), "target", {{"gfx950", "gfx950"}});
   read_geometry(r, root, s);
 
-  const json* stages = r.find(root, "num_stages");
-  const json* ops = r.find(root, "ops");
-  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
-  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
-  if (stages) s.num_stages = r.integer(*stages, "num_stages", 1, 8);
-  if (ops)
-    s.ops = r.ops<AttentionOp>(*ops, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
-  if (const json* v = r.find(root, "lds_buffers")) {
-    s.lds_buffers = r.integer(*v, "lds_buffers", 1, 4);
-  } else {
-    s.lds_buffers = detail::default_lds_buffers(s.num_stages, s.ops, AttentionOpKind::g2s, AttentionOpKind::s2r);
-    if (s.lds_buffers > 4)
-      r.fail("lds_buffers", fmt::format("missing, and the stages from the first G2S to the last S2R ({}) need more "
-                                        "than 4 slots; give lds_buffers (1..4)", s.lds_buffers));
-  }
+  const AttentionLimits& l = kAttentionLimits;
+  detail::read_pipeline(r, root, s, l.num_stages, l.lds_buffers, AttentionOpKind::g2s, AttentionOpKind::s2r,
+                        [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
+  if (!r.find(root, "lds_buffers") && !l.lds_buffers.admits(s.lds_buffers))
+    r.fail("lds_buffers", fmt::format("missing, and the stages from the first G2S to the last S2R ({}) need more "
+                                      "than {} slots; give lds_buffers ({}..{})", s.lds_buffers, l.lds_buffers.hi,
+                                      l.lds_buffers.lo, l.lds_buffers.hi));
+  check(r, detail::lds_problem(s));
   return s;
 }
 

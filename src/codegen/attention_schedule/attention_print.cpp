@@ -6,20 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/attention_schedule/limits.hpp"
 #include "codegen/schedule/op_text.hpp"
 
 namespace cdna4 {
 namespace {
 
-bool has_operand(AttentionOpKind kind) { return kind == AttentionOpKind::g2s || kind == AttentionOpKind::s2r; }
-
 std::string op_line(const AttentionOp& op) {
+  const detail::OpFields& fields = detail::op_fields(op.kind);
   std::string line = fmt::format("{{\"op\": \"{}\"", to_string(op.kind));
-  if (has_operand(op.kind)) line += fmt::format(", \"operand\": \"{}\"", to_string(op.operand));
-  if (op.kind == AttentionOpKind::g2s) line += fmt::format(", \"part\": {}", op.part);
+  if (fields.operand) line += fmt::format(", \"operand\": \"{}\"", to_string(op.operand));
+  if (fields.part) line += fmt::format(", \"part\": {}", op.part);
   if (op.kpack) line += fmt::format(", \"kpack\": {}", *op.kpack);
-  if (op.kind == AttentionOpKind::setprio) line += fmt::format(", \"prio\": {}", op.prio);
+  if (fields.prio) line += fmt::format(", \"prio\": {}", op.prio);
   return line + detail::json_timing(op) + "}";
 }
 
@@ -41,11 +40,12 @@ std::string to_json(const AttentionSchedule& s) {
 
 std::string describe(const AttentionSchedule& s, int op_index) {
   const AttentionOp& op = s.ops.at(op_index);
+  const detail::OpFields& fields = detail::op_fields(op.kind);
   std::string d = fmt::format("ops[{}] ({}", op_index, to_string(op.kind));
-  if (has_operand(op.kind)) d += fmt::format(" {}", to_string(op.operand));
-  if (op.kind == AttentionOpKind::g2s) d += fmt::format(" part={}", op.part);
+  if (fields.operand) d += fmt::format(" {}", to_string(op.operand));
+  if (fields.part) d += fmt::format(" part={}", op.part);
   if (op.kpack) d += fmt::format(" kpack={}", *op.kpack);
-  if (op.kind == AttentionOpKind::setprio) d += fmt::format(" prio={}", op.prio);
+  if (fields.prio) d += fmt::format(" prio={}", op.prio);
   return d + detail::describe_timing(op) + ")";
 }
 

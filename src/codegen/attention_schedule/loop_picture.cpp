@@ -41,7 +41,7 @@ bool continues(const AttentionOp& last, const AttentionOp& next) {
 std::string attention_loop_picture(const AttentionSchedule& s) {
   const std::vector<int> body = emission_order(s.ops);
   std::string out = fmt::format("loop body ({} stage{}, {} LDS slot{}; iteration i works on KV block t = i - stage):\n",
-                                attention_depth(s), attention_depth(s) == 1 ? "" : "s", s.lds_buffers,
+                                depth(s), depth(s) == 1 ? "" : "s", s.lds_buffers,
                                 s.lds_buffers == 1 ? "" : "s");
   int phase = -1;
   for (size_t j = 0; j < body.size();) {

@@ -13,10 +13,9 @@
 
 #include <map>
 
-#include "codegen/attention_schedule/geometry.hpp"
+#include "codegen/attention_schedule/limits.hpp"
 #include "codegen/attention_schedule/verifier_internal.hpp"
 #include "codegen/schedule/op_list.hpp"
-#include "common/limits.hpp"
 
 namespace cdna4::detail {
 namespace {
@@ -40,47 +39,32 @@ std::string kind_name(const CoveredRow& row) {
 
 class Rules {
  public:
-  Rules(const AttentionSchedule& s, std::vector<Finding>& out) : s_(s), out_(out) {}
+  Rules(const AttentionSchedule& s, std::vector<Finding>& out) : s_(s), g_(AttentionGeometry::of(s)), out_(out) {}
 
   void run() {
     check_op_list(s_.ops, [&](int i) { return describe(s_, i); }, out_);
     g2s_coverage();
     for (const CoveredRow& row : kCovered) coverage(row);
-    if (attention_lds_bytes(s_) > gfx950::kLdsBytesPerCu)
-      add("lds-capacity", -1, fmt::format("LDS use is {} buffers x (K + V: 2 x {} keys x {} bf16) = {} bytes, more than the "
-                                          "{} bytes of a gfx950 CU", s_.lds_buffers, s_.block_k, s_.dim,
-                                          attention_lds_bytes(s_), gfx950::kLdsBytesPerCu));
+    if (const MaybeProblem p = lds_problem(s_)) add("lds-capacity", -1, p->message);
   }
 
  private:
   void add(const char* rule, int op, std::string message) { out_.push_back(Finding{rule, op, std::move(message)}); }
 
   void g2s_coverage() {
-    for (KvOperand o : {KvOperand::k, KvOperand::v})
-      for (int p = 0; p < attention_g2s_parts(s_); ++p) {
-        int first = -1;
-        for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
-          const AttentionOp& op = s_.ops[i];
-          if (op.kind != K::g2s || op.operand != o || op.part != p) continue;
-          if (first >= 0)
-            add("g2s-coverage", i, fmt::format("{}: part {}[{}] is already loaded by {}; every part must be loaded exactly once "
-                                               "per KV block", describe(s_, i), to_string(o), p, describe(s_, first)));
-          else
-            first = i;
-        }
-        if (first < 0)
-          add("g2s-coverage", -1, fmt::format("no G2S op loads part {}[{}] of the {} block; every part must be loaded once per "
-                                              "KV block", to_string(o), p, to_string(o)));
-      }
+    check_g2s_coverage(
+        s_.ops, K::g2s, {KvOperand::k, KvOperand::v}, [&](KvOperand) { return g_.parts(); },
+        [&](KvOperand o, int) { return fmt::format("of the {} block", to_string(o)); },
+        [&](int i) { return describe(s_, i); }, "KV block", out_);
   }
 
   void coverage(const CoveredRow& row) {
-    const int kpacks = std::max(1, kpacks_of(s_, row.kind, row.operand));
+    const int kpacks = std::max(1, g_.kpacks(row.kind, row.operand));
     std::map<int, int> owner;  // kpack -> op
     for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i) {
       const AttentionOp& op = s_.ops[i];
       if (op.kind != row.kind || (row.kind == K::s2r && op.operand != row.operand)) continue;
-      const KpackRange r = has_kpack(op.kind) ? kpack_range(s_, op) : KpackRange{0, 0};
+      const KpackRange r = has_kpack(op.kind) ? g_.kpack_range(op) : KpackRange{0, 0};
       for (int c = r.first; c <= r.last; ++c) {
         auto [it, fresh] = owner.emplace(c, i);
         if (fresh) continue;
@@ -100,6 +84,7 @@ class Rules {
   }
 
   const AttentionSchedule& s_;
+  const AttentionGeometry g_;
   std::vector<Finding>& out_;
 };
 

@@ -43,14 +43,12 @@ struct Expect {
 class Simulation {
  public:
   Simulation(const AttentionSchedule& s, int blocks, std::vector<Finding>& findings, size_t max_findings)
-      : s_(s), blocks_(blocks), findings_(findings), max_findings_(max_findings), parts_(attention_g2s_parts(s)),
-        qk_(qk_kpacks(s)), pv_(pv_kpacks(s)) {}
+      : s_(s), blocks_(blocks), findings_(findings), max_findings_(max_findings), geo_(AttentionGeometry::of(s)),
+        parts_(geo_.parts()), qk_(geo_.qk_kpacks()), pv_(geo_.key_tiles()) {}
 
   void run() {
-    const int depth = attention_depth(s_);
-    stream_ = expand_ops(s_.ops, emission_order(s_.ops), blocks_, depth,
-                         [](const AttentionOp& op) { return op.kind == K::g2s ? 1 : 0; },
-                         [&](const AttentionOp& op) { return op.kind == K::s2r ? attention_ds_reads(s_, op) : 0; },
+    stream_ = expand_ops(s_.ops, emission_order(s_.ops), blocks_, depth(s_),
+                         vm_instructions, [&](const AttentionOp& op) { return lgkm_instructions(geo_, op); },
                          [](int, std::vector<OpInstance>&) {});
     waves_.resize(s_.waves);
     for (int w = 0; w < s_.waves; ++w) run_wave(w);
@@ -87,7 +85,7 @@ class Simulation {
   std::string where(int index) const {
     const OpInstance& inst = stream_[index];
     return fmt::format("{} in {} (KV block {})", describe(s_, inst.op),
-                       describe_iteration_at(attention_depth(s_), inst.iteration, blocks_), inst.k);
+                       describe_iteration_at(depth(s_), inst.iteration, blocks_), inst.k);
   }
 
   void add(const std::string& rule, int op, std::string message) {
@@ -98,7 +96,7 @@ class Simulation {
   // What op `op` of block t reads: the chain dot_qk -> mask -> row_max -> exp ->
   // row_sum / convert_p -> dot_pv, rescale_o between row_max and the first dot_pv.
   std::vector<Expect> reads(const AttentionOp& op) const {
-    const KpackRange r = kpack_range(s_, op);
+    const KpackRange r = geo_.kpack_range(op);
     std::vector<Expect> e;
     switch (op.kind) {
       case K::dot_qk:
@@ -138,7 +136,7 @@ class Simulation {
 
   // The register sets op writes, each with the kpack it leaves there.
   std::vector<std::pair<int, int>> writes(const AttentionOp& op) const {
-    const KpackRange r = kpack_range(s_, op);
+    const KpackRange r = geo_.kpack_range(op);
     std::vector<std::pair<int, int>> w;
     switch (op.kind) {
       case K::s2r:
@@ -222,7 +220,7 @@ class Simulation {
             w.write_of_block[block_index(operand, op.part, inst.k)] = t;
           w.writes_to_slot[slot_index(operand, op.part, inst.k % s_.lds_buffers)].push_back(t);
           break;
-        case K::s2r: counters.issue_lgkm(t, attention_ds_reads(s_, op)); break;
+        case K::s2r: counters.issue_lgkm(t, lgkm_instructions(geo_, op)); break;
         default: break;
       }
       for (const Expect& e : reads(op)) check_read(id, t, e, regs, counters, w.events);
@@ -269,15 +267,7 @@ class Simulation {
     }
     const Event& write = writer.events[written];
     if (ordered(writer.id, write.done_index, write.done_epoch, reader.id, reader.events[t])) return;
-    std::string why;
-    if (write.done_index == kNever)
-      why = fmt::format("wave {} never waits (vmcnt) for that load", writer.id);
-    else if (writer.id == reader.id)
-      why = fmt::format("this wave waits for that load (vmcnt) only before {}, after the read", where(write.done_index));
-    else
-      why = fmt::format("wave {} waits for it (vmcnt) only before {}, and no s_barrier follows that wait before this read "
-                        "(a vmcnt wait missing or too weak before the publishing s_barrier, or the barrier missing)",
-                        writer.id, where(write.done_index));
+    const std::string why = raw_reason(writer.id, reader.id, write, [&](int i) { return where(i); });
     add("raw-race", inst.op, fmt::format(
         "{}, wave {}: reads {} of block {} written by wave {}'s {}, but {}; the ds_read may see stale data "
         "(read-after-write race)", where(t), reader.id, part_name(o, p, slot), inst.k, writer.id, where(written), why));
@@ -294,14 +284,7 @@ class Simulation {
     const Event& read = reader.events[t];
     const Event& overwrite = writer.events[*next];
     if (ordered(reader.id, read.done_index, read.done_epoch, writer.id, overwrite)) return;
-    std::string why;
-    if (read.epoch >= overwrite.epoch && reader.id != writer.id)
-      why = "no s_barrier separates that read from this load";
-    else if (read.done_index == kNever)
-      why = "that read is never waited for with lgkmcnt";
-    else
-      why = fmt::format("its ds_reads are waited for (lgkmcnt) only before {}, which is not before {}", where(read.done_index),
-                        reader.id == writer.id ? "this load" : "an s_barrier that precedes this load");
+    const std::string why = war_reason(reader.id, writer.id, read, overwrite, [&](int i) { return where(i); });
     add("war-race", stream_[*next].op, fmt::format(
         "{}, wave {}: overwrites {} with block {} while wave {} may still be reading block {} from it with {}: {} "
         "(write-after-read race)", where(*next), writer.id, part_name(o, p, slot), stream_[*next].k, reader.id, inst.k,
@@ -312,6 +295,7 @@ class Simulation {
   int blocks_;
   std::vector<Finding>& findings_;
   size_t max_findings_;
+  AttentionGeometry geo_;
   int parts_, qk_, pv_;
   std::set<std::pair<std::string, int>> reported_;
   std::vector<OpInstance> stream_;  // the same for every wave

@@ -6,6 +6,7 @@
 
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
+#include "codegen/device_upload.hpp"
 
 namespace cdna4 {
 namespace {
@@ -38,27 +39,22 @@ GemmRun run_gemm(Device& device, const GemmKernel& kernel, const GemmProblem& pr
   run.compile = kernel.stats;
   const int64_t c_elements = (shape.batch - 1) * shape.c_stride() + (shape.m - 1) * shape.c_ld() + shape.n;
   const size_t c_bytes = size_t(c_elements) * size_t(element_bytes(*shape.out));
-  const auto upload = [&](std::span<const uint8_t> data) {
-    Buffer buffer = device.alloc(data.size());
-    buffer.upload(data.data(), data.size());
-    return buffer;
-  };
-  Buffer da = upload(p.a), db = upload(p.b), dc = device.alloc(c_bytes);
+  Buffer da = codegen::upload(device, p.a), db = codegen::upload(device, p.b), dc = device.alloc(c_bytes);
   dc.fill_zero();
   std::vector<Arg> args = {da, db, dc};
   Buffer sa, sb, c_in, bias;
   if (schedule.scaled) {
-    sa = upload(p.scale_a);
-    sb = upload(p.scale_b);
+    sa = codegen::upload(device, p.scale_a);
+    sb = codegen::upload(device, p.scale_b);
     args.insert(args.end(), {sa, sb});
   }
   if (const std::optional<Epilogue>& epi = schedule.epilogue) {  // [C input], [bias], alpha, [beta]
     if (epi->c) {
-      c_in = upload(p.c);
+      c_in = codegen::upload(device, p.c);
       args.push_back(c_in);
     }
     if (epi->bias != BiasDim::none) {
-      bias = upload(p.bias);
+      bias = codegen::upload(device, p.bias);
       args.push_back(bias);
     }
     args.push_back(p.alpha);

@@ -4,16 +4,12 @@
 
 #include <algorithm>
 
+#include "codegen/schedule/op_list.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4 {
 
-int depth(const Schedule& s) {
-  if (s.ops.empty()) return s.num_stages.value_or(1);
-  int max_stage = 0;
-  for (const ScheduleOp& op : s.ops) max_stage = std::max(max_stage, op.stage);
-  return max_stage + 1;
-}
+int depth(const Schedule& s) { return detail::pipeline_depth(s.ops, s.num_stages); }
 
 int kpacks(const Schedule& s) { return s.tile_k / mfma_shape(s.mfma).k; }
 

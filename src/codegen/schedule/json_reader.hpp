@@ -16,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "int_limit.hpp"
 #include "json_limits.hpp"
+#include "op_list.hpp"
 #include "vocabulary/rows.hpp"
 
 namespace cdna4::detail {
@@ -89,30 +91,30 @@ class Reader {
     return *v;
   }
 
+  // An integer `limit` admits; every refusal in the limit's words.
+  int integer(const json& v, const std::string& path, const IntLimit& limit) const {
+    // shown as written: 2^63 read as a long long is negative
+    if (!v.is_number_integer() || !limit.admits(v.get<long long>())) fail(path, limit.refusal(got(v)));
+    return static_cast<int>(v.get<long long>());
+  }
   int integer(const json& v, const std::string& path, int lo, int hi) const {
-    if (!v.is_number_integer()) fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
-    const auto value = v.get<long long>();
-    if (value < lo || value > hi)  // shown as written: 2^63 read as a long long is negative
-      fail(path, fmt::format("expected an integer in {}..{}, got {}", lo, hi, got(v)));
-    return static_cast<int>(value);
+    return integer(v, path, IntLimit::range(lo, hi));
   }
 
-  std::optional<int> optional_integer(const json& obj, const std::string& path, const char* key, int lo,
-                                      int hi) const {
+  std::optional<int> optional_integer(const json& obj, const std::string& path, const char* key,
+                                      const IntLimit& limit) const {
     const json* v = find(obj, key);
     if (!v) return std::nullopt;
-    return integer(*v, join(path, key), lo, hi);
+    return integer(*v, join(path, key), limit);
+  }
+  std::optional<int> optional_integer(const json& obj, const std::string& path, const char* key, int lo,
+                                      int hi) const {
+    return optional_integer(obj, path, key, IntLimit::range(lo, hi));
   }
 
   // An integer that must be one of `allowed` (e.g. waves: 4 or 8).
   int one_of(const json& v, const std::string& path, std::initializer_list<int> allowed) const {
-    std::string list;
-    for (const int* a = allowed.begin(); a != allowed.end(); ++a)
-      list += (a == allowed.begin() ? "" : a + 1 == allowed.end() ? " or " : ", ") + std::to_string(*a);
-    if (v.is_number_integer())
-      for (int a : allowed)
-        if (v.get<long long>() == a) return a;
-    fail(path, fmt::format("expected {}, got {}", list, got(v)));
+    return integer(v, path, IntLimit::one_of(allowed));
   }
 
   template <typename T>
@@ -125,14 +127,26 @@ class Reader {
     fail(path, fmt::format("expected one of {}, got {}", list, got(v)));
   }
 
-  // The fields every op has: stage, order, phase and the waits before it.
+  // The fields every op has: stage, order, phase and the waits before it (kOpTiming).
   template <typename Op>
   void op_timing(const json& v, const std::string& path, Op& op) const {
-    op.stage = integer(need(v, path, "stage", "an integer in 0..15"), path + ".stage", 0, 15);
-    op.order = integer(need(v, path, "order", "a unique integer in 0..65535"), path + ".order", 0, 65535);
-    op.phase = optional_integer(v, path, "phase", 0, 255).value_or(0);
-    op.vmcnt = optional_integer(v, path, "vmcnt", 0, 65535);
-    op.lgkmcnt = optional_integer(v, path, "lgkmcnt", 0, 65535);
+    const OpTimingLimits& l = kOpTiming;
+    op.stage = integer(need(v, path, "stage", l.stage.expected().c_str()), path + ".stage", l.stage);
+    const std::string unique_order = fmt::format("a unique integer in {}..{}", l.order.lo, l.order.hi);
+    op.order = integer(need(v, path, "order", unique_order.c_str()), path + ".order", l.order);
+    op.phase = optional_integer(v, path, "phase", l.phase).value_or(0);
+    op.vmcnt = optional_integer(v, path, "vmcnt", l.wait);
+    op.lgkmcnt = optional_integer(v, path, "lgkmcnt", l.wait);
+  }
+
+  // The fields of two op kinds both schedule kinds have: a setprio op's prio,
+  // and a wait op's counts (a bare wait needs at least one).
+  int prio(const json& v, const std::string& path) const {
+    return integer(need(v, path, "prio", kOpTiming.prio.expected().c_str()), path + ".prio", kOpTiming.prio);
+  }
+  template <typename Op>
+  void need_wait_counts(const std::string& path, const Op& op) const {
+    if (!op.vmcnt && !op.lgkmcnt) fail(path, "a wait op needs vmcnt, lgkmcnt or both");
   }
 
   // "ops": a non-empty array of at most 4096 ops, each read by `read_op(v, path)`.
@@ -174,6 +188,24 @@ int default_lds_buffers(std::optional<int> num_stages, const std::vector<Op>& op
     if (op.kind == s2r) last_s2r = std::max(last_s2r, op.stage);
   }
   return std::max(1, last_s2r - first_g2s + 1);
+}
+
+// "num_stages" (the planner writes the ops) or "ops", exactly one; then
+// "lds_buffers", given or default_lds_buffers. `read_op(v, path)` reads one op.
+template <typename Schedule, typename Kind, typename ReadOp>
+void read_pipeline(const Reader& r, const json& root, Schedule& s, const IntLimit& num_stages,
+                   const IntLimit& lds_buffers, Kind g2s, Kind s2r, ReadOp&& read_op) {
+  using Op = typename decltype(s.ops)::value_type;
+  const json* stages = r.find(root, "num_stages");
+  const json* ops = r.find(root, "ops");
+  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
+  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
+  if (stages) s.num_stages = r.integer(*stages, "num_stages", num_stages);
+  if (ops) s.ops = r.ops<Op>(*ops, read_op);
+  if (const json* v = r.find(root, "lds_buffers"))
+    s.lds_buffers = r.integer(*v, "lds_buffers", lds_buffers);
+  else
+    s.lds_buffers = default_lds_buffers(s.num_stages, s.ops, g2s, s2r);
 }
 
 }  // namespace cdna4::detail

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "schedule_internal.hpp"
+#include "codegen/schedule/op_list.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4 {
@@ -42,12 +43,6 @@ std::vector<ScheduleOp> inferred_ops(const Schedule& s, int num_stages) {
   }
   add(OpKind::barrier, last, kpacks(s) - 1);
   return ops;
-}
-
-bool has_waits(const Schedule& s) {
-  for (const ScheduleOp& op : s.ops)
-    if (op.vmcnt || op.lgkmcnt) return true;
-  return false;
 }
 
 bool safe(const Schedule& s) {
@@ -96,7 +91,7 @@ Schedule plan(const Schedule& input) {
   if (s.num_stages) {
     s.ops = inferred_ops(s, *s.num_stages);
     s.num_stages.reset();
-  } else if (has_waits(s)) {
+  } else if (detail::has_waits(s.ops)) {
     return s;
   }
   compute_waits(s);

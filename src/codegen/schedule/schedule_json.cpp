@@ -158,10 +158,8 @@ ScheduleOp read_op(const Reader& r, const Schedule& s, const json& v, const std:
     if (op.kind == OpKind::s2r && op.operand == Operand::b && op.m_half)
       r.fail(path + ".m_half", "not allowed on an s2r of operand b (B is split along N: use n_half)");
   }
-  if (op.kind == OpKind::setprio)
-    op.prio = r.integer(r.need(v, path, "prio", "an integer in 0..3"), path + ".prio", 0, 3);
-  if (op.kind == OpKind::wait && !op.vmcnt && !op.lgkmcnt)
-    r.fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+  if (op.kind == OpKind::setprio) op.prio = r.prio(v, path);
+  if (op.kind == OpKind::wait) r.need_wait_counts(path, op);
   return op;
 }
 
@@ -219,16 +217,8 @@ Schedule parse_schedule(std::string_view text, const std::string& file) {
   read_epilogue(r, root, s);
   check_geometry(r, s);
 
-  const json* stages = r.find(root, "num_stages");
-  const json* ops = r.find(root, "ops");
-  if (stages && ops) r.fail("num_stages", "give either num_stages (the planner writes the ops) or ops, not both");
-  if (!stages && !ops) r.fail("ops", "missing; expected an ops array or num_stages");
-  if (stages) s.num_stages = r.integer(*stages, "num_stages", 1, 8);
-  if (ops) s.ops = r.ops<ScheduleOp>(*ops, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
-  if (const json* v = r.find(root, "lds_buffers"))
-    s.lds_buffers = r.integer(*v, "lds_buffers", 1, 8);
-  else
-    s.lds_buffers = detail::default_lds_buffers(s.num_stages, s.ops, OpKind::g2s, OpKind::s2r);
+  detail::read_pipeline(r, root, s, detail::IntLimit::range(1, 8), detail::IntLimit::range(1, 8), OpKind::g2s,
+                        OpKind::s2r, [&](const json& v, const std::string& path) { return read_op(r, s, v, path); });
   return s;
 }
 

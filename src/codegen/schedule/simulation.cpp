@@ -174,15 +174,7 @@ class Simulation {
     }
     const Event& write = writer.events[written];
     if (ordered(writer.id, write.done_index, write.done_epoch, reader.id, read)) return;
-    std::string why;
-    if (write.done_index == kNever)
-      why = fmt::format("wave {} never waits (vmcnt) for that load", writer.id);
-    else if (writer.id == reader.id)
-      why = fmt::format("this wave waits for that load (vmcnt) only before {}, after the read", where(writer, write.done_index));
-    else
-      why = fmt::format("wave {} waits for it (vmcnt) only before {}, and no s_barrier follows that wait before this read "
-                        "(a vmcnt wait missing or too weak before the publishing s_barrier, or the barrier missing)",
-                        writer.id, where(writer, write.done_index));
+    const std::string why = raw_reason(writer.id, reader.id, write, [&](int i) { return where(writer, i); });
     add("raw-race", inst.op, fmt::format(
         "{}, wave {}: reads {} of tile k={} written by wave {}'s {}, but {}; the ds_read may see stale data "
         "(read-after-write race)", where(reader, t), reader.id, part_name(op, p, slot), inst.k, writer.id,
@@ -200,16 +192,7 @@ class Simulation {
     const Event& overwrite = writer.events[*next];
     if (ordered(reader.id, read.done_index, read.done_epoch, writer.id, overwrite)) return;
     const OpInstance& w_inst = (*writer.stream)[*next];
-    std::string why;
-    if (read.epoch >= overwrite.epoch && reader.id != writer.id)
-      why = "no s_barrier separates that read from this load";
-    else if (read.done_index == kNever)
-      why = "that read is never waited for with lgkmcnt";
-    else if (reader.id == writer.id)
-      why = fmt::format("that read is waited for (lgkmcnt) only before {}, after this load", where(reader, read.done_index));
-    else
-      why = fmt::format("its ds_reads are waited for (lgkmcnt) only before {}, which is not before an s_barrier that "
-                        "precedes this load", where(reader, read.done_index));
+    const std::string why = war_reason(reader.id, writer.id, read, overwrite, [&](int i) { return where(reader, i); });
     add("war-race", w_inst.op, fmt::format(
         "{}, wave {}: overwrites {} with tile k={} while wave {} may still be reading tile k={} from it with {}: {} "
         "(write-after-read race; the G2S of tile {} lands in the slot still being read)",

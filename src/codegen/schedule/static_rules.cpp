@@ -59,18 +59,13 @@ class Rules {
   std::string d(int i) const { return describe(s_, i); }
 
   void g2s_coverage() {
-    for (Operand o : {Operand::a, Operand::b})
-      for (int p = 0; p < g2s_parts(s_, o); ++p) {
-        std::vector<int> loaders;
-        for (int i = 0; i < static_cast<int>(s_.ops.size()); ++i)
-          if (s_.ops[i].kind == OpKind::g2s && s_.ops[i].operand == o && s_.ops[i].part == p) loaders.push_back(i);
-        if (loaders.empty())
-          add("g2s-coverage", -1, fmt::format("no G2S op loads part {}[{}] (rows {}..{} of the {} tile); every part must be loaded once per tile",
-                                              to_string(o), p, part_rows(s_, o, p).begin, part_rows(s_, o, p).end - 1, to_string(o)));
-        for (size_t j = 1; j < loaders.size(); ++j)
-          add("g2s-coverage", loaders[j], fmt::format("{}: part {}[{}] is already loaded by {}; every part must be loaded exactly once per tile",
-                                                      d(loaders[j]), to_string(o), p, d(loaders[0])));
-      }
+    check_g2s_coverage(
+        s_.ops, OpKind::g2s, {Operand::a, Operand::b}, [&](Operand o) { return g2s_parts(s_, o); },
+        [&](Operand o, int p) {
+          return fmt::format("(rows {}..{} of the {} tile)", part_rows(s_, o, p).begin, part_rows(s_, o, p).end - 1,
+                             to_string(o));
+        },
+        [&](int i) { return d(i); }, "tile", out_);
   }
 
   template <typename F>

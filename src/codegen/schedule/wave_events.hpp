@@ -7,9 +7,12 @@
 // its wave at the first vmcnt wait that leaves fewer in flight than it; an S2R's
 // ds_reads likewise at the first covering lgkmcnt wait (both counters retire in
 // issue order).
+#include <fmt/format.h>
+
 #include <climits>
 #include <deque>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,6 +31,30 @@ struct Event {
 inline bool ordered(int from, int done_index, int done_epoch, int to, const Event& later) {
   if (from == to) return done_index <= later.stream_index;
   return done_epoch < later.epoch;
+}
+
+// Why a G2S of wave `writer` is not ordered before an S2R of wave `reader`
+// that reads its part (a raw-race); `where(i)` names the writer's stream index i.
+template <typename Where>
+std::string raw_reason(int writer, int reader, const Event& write, Where&& where) {
+  if (write.done_index == kNever) return fmt::format("wave {} never waits (vmcnt) for that load", writer);
+  if (writer == reader)
+    return fmt::format("this wave waits for that load (vmcnt) only before {}, after the read", where(write.done_index));
+  return fmt::format("wave {} waits for it (vmcnt) only before {}, and no s_barrier follows that wait before this read "
+                     "(a vmcnt wait missing or too weak before the publishing s_barrier, or the barrier missing)",
+                     writer, where(write.done_index));
+}
+
+// Why an S2R of wave `reader` is not ordered before the G2S of wave `writer`
+// that refills its slot (a war-race); `where(i)` names the reader's stream index i.
+template <typename Where>
+std::string war_reason(int reader, int writer, const Event& read, const Event& overwrite, Where&& where) {
+  if (read.epoch >= overwrite.epoch && reader != writer) return "no s_barrier separates that read from this load";
+  if (read.done_index == kNever) return "that read is never waited for with lgkmcnt";
+  if (reader == writer)
+    return fmt::format("that read is waited for (lgkmcnt) only before {}, after this load", where(read.done_index));
+  return fmt::format("its ds_reads are waited for (lgkmcnt) only before {}, which is not before an s_barrier that "
+                     "precedes this load", where(read.done_index));
 }
 
 // One wave's vmcnt and lgkmcnt queues over `events` (parallel to its stream).
