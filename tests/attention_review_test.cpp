@@ -1,0 +1,234 @@
+// Adversarial attention kernel tests: shapes at the edges of the blocking
+// (one query or key under causal, lengths that are multiples of nothing, many
+// KV loop trips, every causal block count), extreme scales and special
+// values, strides that repeat, interleave and leave gaps, GQA / MQA extremes,
+// schedules of every geometry the lowering takes, several random completion
+// seeds and the timed mode; each run bit for bit against the policy reference
+// (and within tolerance of float64 where its premise holds).
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "cdna4/attention.hpp"
+#include "cdna4/runtime.hpp"
+#include "support/attention_case.hpp"
+#include "support/errors.hpp"
+
+using namespace cdna4;
+using test::AttentionCase;
+using test::AttentionData;
+using test::completion_mode;
+using test::shipped_attention;
+
+namespace {
+
+const std::vector<LaunchOptions> kBothModes = {completion_mode(false), completion_mode(true)};
+
+void check(Device& dev, const AttentionSchedule& s, const AttentionCase& c, uint32_t seed = 1,
+           const std::vector<LaunchOptions>& modes = kBothModes) {
+  INFO(s.name << ": " << describe(c));
+  test::check_kernel_runs(dev, s, AttentionData(c, seed), modes);
+}
+
+// A schedule of the given geometry, planned from num_stages.
+AttentionSchedule geometry(int dim, int waves, int block_k, int lds_buffers, int stages) {
+  AttentionSchedule s;
+  s.name = fmt::format("attn_review_d{}_w{}_k{}_b{}_s{}", dim, waves, block_k, lds_buffers, stages);
+  s.dim = dim, s.waves = waves, s.block_q = 16 * waves, s.block_k = block_k, s.lds_buffers = lds_buffers;
+  s.num_stages = stages;
+  return s;
+}
+
+void set_bf16(std::vector<uint8_t>& bytes, int64_t element, float value) {
+  const uint16_t bits = float_to_bf16(value);
+  std::memcpy(&bytes[size_t(element) * 2], &bits, 2);
+}
+
+}  // namespace
+
+TEST_CASE("attention review: one query or one key under causal, lengths that are multiples of nothing",
+          "[attention-review]") {
+  Device dev = Device::emulator();
+  for (int d : {64, 128}) {
+    const AttentionSchedule s = shipped_attention(d);
+    check(dev, s, {.nq = 1, .nk = 2048, .d = d, .causal = true});          // 32 blocks, the whole loop
+    check(dev, s, {.nq = 300, .nk = 1, .d = d, .causal = true});           // only the last row sees a key
+    check(dev, s, {.nq = 17, .nk = 1000, .d = d, .causal = true, .out = OutType::bf16});
+    check(dev, s, {.nq = 129, .nk = 17, .d = d, .causal = true});
+    check(dev, s, {.nq = 1000, .nk = 129, .d = d, .causal = true, .lse = false});
+  }
+}
+
+TEST_CASE("attention review: causal block counts at every query block, many loop trips", "[attention-review]") {
+  Device dev = Device::emulator();
+  // Nq = Nk = 300: query blocks at q0 = 0, 64, .., 256 visit 1 .. 5 blocks, the last query block partial.
+  check(dev, shipped_attention(64), {.nq = 300, .nk = 300, .d = 64, .causal = true, .out = OutType::bf16});
+  // Nq < Nk: every query block visits many blocks (up to 32), the diagonal ragged.
+  check(dev, shipped_attention(64), {.nq = 200, .nk = 2047, .d = 64, .causal = true});
+  check(dev, shipped_attention(128), {.nq = 63, .nk = 1025, .d = 128, .causal = true});
+  // Nq > Nk: the first query blocks visit none (O = 0, LSE = -inf), then 1, 2, ...
+  check(dev, shipped_attention(128), {.nq = 321, .nk = 127, .d = 128, .causal = true});
+}
+
+TEST_CASE("attention review: GQA and MQA extremes, batches", "[attention-review]") {
+  Device dev = Device::emulator();
+  check(dev, shipped_attention(64), {.b = 1, .nq = 17, .nk = 65, .h = 64, .hkv = 1, .d = 64, .causal = true});
+  check(dev, shipped_attention(64), {.b = 3, .nq = 5, .nk = 33, .h = 12, .hkv = 4, .d = 64, .out = OutType::bf16});
+  check(dev, shipped_attention(128), {.b = 2, .nq = 9, .nk = 40, .h = 14, .hkv = 2, .d = 128, .causal = true});
+  check(dev, shipped_attention(128), {.b = 5, .nq = 3, .nk = 3, .h = 1, .hkv = 1, .d = 128, .bhsd = true});
+}
+
+TEST_CASE("attention review: every geometry the lowering takes", "[attention-review]") {
+  Device dev = Device::emulator();
+  const AttentionCase ragged_causal{.b = 2, .nq = 150, .nk = 259, .h = 2, .hkv = 1, .d = 64, .causal = true};
+  const AttentionCase ragged{.nq = 77, .nk = 300, .d = 64, .out = OutType::bf16};
+  for (int waves : {4, 8})
+    for (int block_k : {32, 64, 128})
+      for (int stages : {1, 2}) {
+        const int lds = stages == 1 ? 1 : 3;
+        if (block_k * 64 * 2 % (1024 * waves) != 0) continue;
+        const AttentionSchedule s = geometry(64, waves, block_k, lds, stages);
+        check(dev, s, ragged_causal);
+        check(dev, s, ragged);
+      }
+  for (int waves : {4, 8}) {
+    AttentionCase c = ragged_causal;
+    c.d = 128;
+    check(dev, geometry(128, waves, 32, 2, 2), c);
+    check(dev, geometry(128, waves, 64, 1, 1), c);
+  }
+}
+
+TEST_CASE("attention review: extreme scales", "[attention-review]") {
+  Device dev = Device::emulator();
+  const float denormal = std::numeric_limits<float>::denorm_min() * 1000;
+  for (float scale : {1e-6f, 1e3f, 1e30f, std::numeric_limits<float>::max(), denormal, 1e-38f}) {
+    for (bool causal : {false, true}) {
+      const AttentionCase c{.nq = 70, .nk = 130, .d = 64, .causal = causal};
+      AttentionData data(c, 3);
+      data.problem.shape.scale = scale;
+      INFO("scale " << scale << " " << describe(c));
+      // float64 agrees within the tolerance as long as the scores stay finite.
+      test::check_kernel_runs(dev, shipped_attention(64), data, kBothModes, scale < 1e30f);
+    }
+  }
+}
+
+TEST_CASE("attention review: special values in Q, K and V", "[attention-review]") {
+  Device dev = Device::emulator();
+  const AttentionCase c{.b = 1, .nq = 40, .nk = 100, .h = 2, .hkv = 1, .d = 64, .causal = true};
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const auto run = [&](const char* what, auto change, bool against_f64) {
+    AttentionData data(c, 9);
+    change(data);
+    INFO(what);
+    test::check_kernel_runs(dev, shipped_attention(64), data, kBothModes, against_f64);
+  };
+  const int64_t row_q = 2 * 64, row_k = 64;  // BSHD: a query row holds H = 2 heads, a key row one
+  run("all-zero Q: every score 0, uniform softmax",
+      [](AttentionData& d) { std::fill(d.q.begin(), d.q.end(), 0); }, true);
+  run("all-equal K rows", [&](AttentionData& d) {
+    for (int64_t j = 1; j < 100; ++j) std::memcpy(&d.k[size_t(j * row_k) * 2], &d.k[0], size_t(row_k) * 2);
+  }, true);
+  run("huge Q and K: scores overflow to +-inf", [&](AttentionData& d) {
+    for (int64_t e = 0; e < int64_t(d.q.size() / 2); ++e) set_bf16(d.q, e, e % 3 ? 1e30f : -1e30f);
+    for (int64_t e = 0; e < int64_t(d.k.size() / 2); ++e) set_bf16(d.k, e, e % 5 ? 1e30f : -3e30f);
+  }, false);
+  run("+inf and -inf in K", [&](AttentionData& d) {
+    set_bf16(d.k, 5 * row_k + 3, inf);
+    set_bf16(d.k, 70 * row_k + 0, -inf);
+  }, false);
+  run("NaN in Q (a whole row's scores NaN)", [&](AttentionData& d) { set_bf16(d.q, 39 * row_q + 64 + 7, nan); }, false);
+  run("NaN in K (one key's scores NaN)", [&](AttentionData& d) { set_bf16(d.k, 64 * row_k + 1, nan); }, false);
+  run("inf in V of a visible key and of a masked one", [&](AttentionData& d) {
+    set_bf16(d.v, 3 * row_k + 9, inf);
+    set_bf16(d.v, 99 * row_k + 2, -inf);
+  }, false);
+  run("NaN in V", [&](AttentionData& d) { set_bf16(d.v, 80 * row_k + 63, nan); }, false);
+  run("one dominant key: p = 0 everywhere but the max", [&](AttentionData& d) {
+    for (int64_t e = 0; e < int64_t(d.q.size() / 2); ++e) set_bf16(d.q, e, 1.0f);
+    for (int64_t e = 0; e < row_k; ++e) set_bf16(d.k, 61 * row_k + e, 64.0f);
+  }, true);
+}
+
+TEST_CASE("attention review: strides that repeat, interleave and leave gaps", "[attention-review]") {
+  Device dev = Device::emulator();
+  const AttentionSchedule s = shipped_attention(64);
+  const auto run = [&](const char* what, const AttentionCase& c, auto strides) {
+    AttentionData data(c, 21);
+    strides(data.problem);
+    const AttentionShape& sh = data.problem.shape;
+    data.q = test::random_bf16(test::tensor_elements(data.problem.strides_q(), sh.batch, sh.seqlen_q, sh.heads, 64), 4);
+    data.k = test::random_bf16(test::tensor_elements(data.problem.strides_k(), sh.batch, sh.seqlen_k, sh.heads_kv, 64), 5);
+    data.v = test::random_bf16(test::tensor_elements(data.problem.strides_v(), sh.batch, sh.seqlen_k, sh.heads_kv, 64), 6);
+    data.borrow();
+    INFO(what << ": " << describe(c));
+    test::check_kernel_runs(dev, s, data, kBothModes);
+  };
+  const AttentionCase c{.b = 3, .nq = 70, .nk = 90, .h = 4, .hkv = 2, .d = 64, .causal = true};
+  run("batch stride 0: every batch reads the same Q, K and V", c, [](AttentionProblem& p) {
+    p.q_strides = TensorStrides{0, 4 * 64, 64};
+    p.k_strides = p.v_strides = TensorStrides{0, 2 * 64, 64};
+  });
+  run("K and V head stride 0 (both KV heads the same), rows 8 elements apart (overlapping)", c,
+      [](AttentionProblem& p) {
+        p.k_strides = TensorStrides{200 * 8, 8, 0};
+        p.v_strides = TensorStrides{96 * 8, 8, 0};
+      });
+  run("Q BHSD, K BSHD, V [S][B][H][D]", c, [](AttentionProblem& p) {
+    p.q_strides = TensorStrides::bhsd(70, 4, 64);
+    p.v_strides = TensorStrides{2 * 64, 3 * 2 * 64, 64};
+  });
+  run("O interleaved [S][H][B][D], f32", c, [](AttentionProblem& p) {
+    p.o_strides = TensorStrides{64, 4 * 3 * 64, 3 * 64};
+  });
+  AttentionCase bf16 = c;
+  bf16.out = OutType::bf16;
+  run("O bf16 with odd gaps: seq stride H*D + 3, head stride D + 1", bf16, [](AttentionProblem& p) {
+    p.o_strides = TensorStrides{70 * (4 * 64 + 3), 4 * 64 + 3, 65};
+  });
+  run("O f32 with odd gaps, rows of one head 1 apart from another batch's", c, [](AttentionProblem& p) {
+    p.o_strides = TensorStrides{65, 3 * 4 * 65 + 1, 3 * 65};
+  });
+  AttentionCase one_query = c;
+  one_query.nq = 1;
+  run("Nq = 1, O and Q seq stride 0", one_query, [](AttentionProblem& p) {
+    p.q_strides = TensorStrides{4 * 64, 0, 64};
+    p.o_strides = TensorStrides{4 * 64, 0, 64};
+  });
+}
+
+TEST_CASE("attention review: random completion under several seeds, and the timed mode", "[attention-review]") {
+  Device dev = Device::emulator();
+  std::vector<LaunchOptions> modes;
+  for (uint64_t seed : {1, 2, 3, 4, 5, 1234567}) modes.push_back(completion_mode(false, seed));
+  LaunchOptions timed;
+  timed.timed = true;
+  modes.push_back(timed);
+  for (const AttentionSchedule& s : {shipped_attention(64), geometry(64, 8, 64, 3, 2), geometry(64, 4, 128, 2, 2),
+                                     geometry(64, 8, 64, 1, 1)}) {
+    INFO(s.name);
+    test::check_kernel_runs(dev, s, AttentionData({.b = 2, .nq = 130, .nk = 333, .h = 2, .hkv = 1, .d = 64,
+                                                   .causal = true}, 8), modes);
+  }
+  test::check_kernel_runs(dev, shipped_attention(128),
+                          AttentionData({.nq = 65, .nk = 257, .d = 128, .out = OutType::bf16}, 8), modes);
+}
+
+TEST_CASE("attention review: O strides are refused only where two elements meet", "[attention-review]") {
+  AttentionData data({.b = 3, .nq = 70, .nk = 90, .h = 4, .hkv = 2, .d = 64}, 1);
+  const auto refusal = [&](TensorStrides o) {
+    data.problem.o_strides = o;
+    return test::error_of([&] { validate(data.problem); });
+  };
+  // Heads D + 1 apart end at 3 * 65 + 64 = 259 elements: the next row may start there, not before.
+  CHECK(refusal({70 * 259, 259, 65}) == "no error");
+  CHECK_THAT(refusal({70 * 259, 258, 65}), Catch::Contains("make its elements overlap"));
+  CHECK_THAT(refusal({70 * 262, 259, 66}), Catch::Contains("make its elements overlap"));
+  CHECK(refusal({69 * 259 + 259, 259, 65}) == "no error");
+  CHECK_THAT(refusal({69 * 259 + 258, 259, 65}), Catch::Contains("make its elements overlap"));
+}
