@@ -232,3 +232,102 @@ TEST_CASE("attention review: O strides are refused only where two elements meet"
   CHECK(refusal({69 * 259 + 259, 259, 65}) == "no error");
   CHECK_THAT(refusal({69 * 259 + 258, 259, 65}), Catch::Contains("make its elements overlap"));
 }
+
+namespace {
+
+using K = AttentionOpKind;
+
+AttentionOp op(K kind, int stage, std::optional<int> kpack = {}, KvOperand operand = KvOperand::k, int part = 0) {
+  AttentionOp o;
+  o.kind = kind, o.stage = stage, o.kpack = kpack, o.operand = operand, o.part = part;
+  return o;
+}
+
+// D = 64, 4 waves, 64-key blocks (the shipped attn_fwd_d64 geometry: 2 G2S
+// parts per operand, 2 QK kpacks, 4 PV kpacks), ops in the order given, waits
+// from the planner.
+AttentionSchedule explicit_d64(const std::string& name, int lds_buffers, std::vector<AttentionOp> ops) {
+  AttentionSchedule s = shipped_attention(64);
+  s.name = name;
+  s.num_stages.reset();
+  s.lds_buffers = lds_buffers;
+  for (size_t i = 0; i < ops.size(); ++i) ops[i].order = int(i);
+  s.ops = std::move(ops);
+  return plan(s);
+}
+
+std::vector<AttentionOp> g2s_ops(int stage = 0) {
+  std::vector<AttentionOp> out;
+  for (KvOperand o : {KvOperand::k, KvOperand::v})
+    for (int p = 0; p < 2; ++p) out.push_back(op(K::g2s, stage, {}, o, p));
+  return out;
+}
+
+std::vector<AttentionOp> concat(std::initializer_list<std::vector<AttentionOp>> parts) {
+  std::vector<AttentionOp> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// The baseline's stage-1 body with the softmax ops in `softmax` order.
+std::vector<AttentionOp> baseline_with(std::vector<AttentionOp> softmax) {
+  return concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1)}, {op(K::dot_qk, 1)}, softmax,
+                 {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1), op(K::barrier, 1)}});
+}
+
+const std::vector<AttentionOp> kSoftmax = {op(K::mask, 1),   op(K::row_max, 1),   op(K::exp, 1),
+                                           op(K::row_sum, 1), op(K::rescale_o, 1), op(K::convert_p, 1)};
+
+const AttentionCase kExplicitCase{.b = 2, .nq = 100, .nk = 333, .h = 2, .hkv = 1, .d = 64, .causal = true};
+
+void accepted_and_exact(Device& dev, const AttentionSchedule& s) {
+  INFO(s.name);
+  const VerifyReport report = verify(s);
+  INFO(report.summary());
+  REQUIRE(report.accepted());
+  std::vector<LaunchOptions> modes = kBothModes;
+  modes.push_back(completion_mode(false, 99));
+  test::check_kernel_runs(dev, s, AttentionData(kExplicitCase, 31), modes);
+  test::check_kernel_runs(dev, s, AttentionData({.nq = 64, .nk = 64, .d = 64, .out = OutType::bf16}, 32), modes);
+}
+
+}  // namespace
+
+TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact", "[attention-review]") {
+  Device dev = Device::emulator();
+  // V's S2R right after K's, before the softmax.
+  accepted_and_exact(dev, explicit_d64("s2r_v_early", 2, concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1)},
+      {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_qk, 1)}, kSoftmax,
+      {op(K::dot_pv, 1), op(K::barrier, 1)}})));
+  // rescale_o right after row_max, before exp and row_sum; row_sum after convert_p.
+  accepted_and_exact(dev, explicit_d64("rescale_first_row_sum_last", 2, baseline_with(
+      {op(K::mask, 1), op(K::row_max, 1), op(K::rescale_o, 1), op(K::exp, 1), op(K::convert_p, 1), op(K::row_sum, 1)})));
+  // convert_p, s2r v and dot_pv per kpack, interleaved; s2r k and dot_qk per kpack.
+  {
+    std::vector<AttentionOp> ops = concat({g2s_ops(), {op(K::barrier, 1)}});
+    for (int c = 0; c < 2; ++c) ops.push_back(op(K::s2r, 1, c));
+    for (int c = 0; c < 2; ++c) ops.push_back(op(K::dot_qk, 1, c));
+    for (K k : {K::mask, K::row_max, K::exp, K::row_sum, K::rescale_o}) ops.push_back(op(k, 1));
+    ops.push_back(op(K::barrier, 1));
+    for (int c = 0; c < 4; ++c) {
+      ops.push_back(op(K::convert_p, 1, c));
+      ops.push_back(op(K::s2r, 1, c, KvOperand::v));
+      ops.push_back(op(K::dot_pv, 1, c));
+    }
+    ops.push_back(op(K::barrier, 1));
+    accepted_and_exact(dev, explicit_d64("per_kpack_interleaved", 2, ops));
+  }
+  // s2r k kpack 1 issued after dot_qk kpack 0 (its reads overlap the first MFMAs).
+  accepted_and_exact(dev, explicit_d64("qk_kpacks_interleaved", 2, concat({g2s_ops(), {op(K::barrier, 1),
+      op(K::s2r, 1, 0), op(K::dot_qk, 1, 0), op(K::s2r, 1, 1), op(K::dot_qk, 1, 1)}, kSoftmax,
+      {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1), op(K::barrier, 1)}})));
+  // PV of block t - 1 (stage 2) before QK and softmax of block t (stage 1), three slots.
+  accepted_and_exact(dev, explicit_d64("pv_one_block_behind", 3, concat({g2s_ops(),
+      {op(K::barrier, 2), op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2)},
+      {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax, {op(K::barrier, 1)}})));
+  // Three slots: block t + 3 refills block t's slot two iterations after its last read,
+  // past two barriers, so the trailing barrier is not needed.
+  accepted_and_exact(dev, explicit_d64("three_slots_no_trailing_barrier", 3, concat({g2s_ops(),
+      {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+      {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1)}})));
+}
