@@ -80,6 +80,9 @@ TEST_CASE("attention review: GQA and MQA extremes, batches", "[attention-review]
   check(dev, shipped_attention(64), {.b = 3, .nq = 5, .nk = 33, .h = 12, .hkv = 4, .d = 64, .out = OutType::bf16});
   check(dev, shipped_attention(128), {.b = 2, .nq = 9, .nk = 40, .h = 14, .hkv = 2, .d = 128, .causal = true});
   check(dev, shipped_attention(128), {.b = 5, .nq = 3, .nk = 3, .h = 1, .hkv = 1, .d = 128, .bhsd = true});
+  check(dev, shipped_attention(64), {.b = 2, .nq = 2, .nk = 5, .h = 100, .hkv = 4, .d = 64, .causal = true});
+  check(dev, shipped_attention(64), {.b = 70, .nq = 1, .nk = 2, .h = 3, .hkv = 3, .d = 64, .out = OutType::bf16});
+  check(dev, shipped_attention(64), {.nq = 4100, .nk = 1, .h = 1, .hkv = 1, .d = 64, .causal = true, .lse = true});
 }
 
 TEST_CASE("attention review: every geometry the lowering takes", "[attention-review]") {
@@ -95,6 +98,9 @@ TEST_CASE("attention review: every geometry the lowering takes", "[attention-rev
         check(dev, s, ragged_causal);
         check(dev, s, ragged);
       }
+  check(dev, geometry(64, 4, 128, 4, 2), ragged_causal);
+  check(dev, geometry(64, 4, 64, 2, 1), ragged_causal);
+  check(dev, geometry(64, 8, 128, 4, 1), ragged);
   for (int waves : {4, 8}) {
     AttentionCase c = ragged_causal;
     c.d = 128;
@@ -123,10 +129,13 @@ TEST_CASE("attention review: special values in Q, K and V", "[attention-review]"
   const AttentionCase c{.b = 1, .nq = 40, .nk = 100, .h = 2, .hkv = 1, .d = 64, .causal = true};
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const auto run = [&](const char* what, auto change, bool against_f64) {
-    AttentionData data(c, 9);
-    change(data);
-    INFO(what);
-    test::check_kernel_runs(dev, shipped_attention(64), data, kBothModes, against_f64);
+    for (OutType out : {OutType::f32, OutType::bf16}) {
+      AttentionData data(c, 9);
+      data.problem.shape.out = out;
+      change(data);
+      INFO(what << ", O " << to_string(out));
+      test::check_kernel_runs(dev, shipped_attention(64), data, kBothModes, against_f64);
+    }
   };
   const int64_t row_q = 2 * 64, row_k = 64;  // BSHD: a query row holds H = 2 heads, a key row one
   run("all-zero Q: every score 0, uniform softmax",
@@ -149,6 +158,16 @@ TEST_CASE("attention review: special values in Q, K and V", "[attention-review]"
     set_bf16(d.v, 99 * row_k + 2, -inf);
   }, false);
   run("NaN in V", [&](AttentionData& d) { set_bf16(d.v, 80 * row_k + 63, nan); }, false);
+  run("signaling-NaN bits in Q, K and V", [&](AttentionData& d) {
+    const uint16_t snan = 0x7f81, negative_snan = 0xff85;
+    std::memcpy(&d.q[size_t(7 * row_q + 3) * 2], &snan, 2);
+    std::memcpy(&d.k[size_t(50 * row_k + 60) * 2], &negative_snan, 2);
+    std::memcpy(&d.v[size_t(20 * row_k + 1) * 2], &snan, 2);
+  }, false);
+  run("Q = 0 and V = -0: every O a zero", [&](AttentionData& d) {
+    std::fill(d.q.begin(), d.q.end(), 0);
+    for (int64_t e = 0; e < int64_t(d.v.size() / 2); ++e) set_bf16(d.v, e, -0.0f);
+  }, true);
   run("one dominant key: p = 0 everywhere but the max", [&](AttentionData& d) {
     for (int64_t e = 0; e < int64_t(d.q.size() / 2); ++e) set_bf16(d.q, e, 1.0f);
     for (int64_t e = 0; e < row_k; ++e) set_bf16(d.k, 61 * row_k + e, 64.0f);
@@ -196,6 +215,9 @@ TEST_CASE("attention review: strides that repeat, interleave and leave gaps", "[
   });
   AttentionCase one_query = c;
   one_query.nq = 1;
+  run("Q seq stride 0: every query row the same", c, [](AttentionProblem& p) {
+    p.q_strides = TensorStrides{4 * 64, 0, 64};
+  });
   run("Nq = 1, O and Q seq stride 0", one_query, [](AttentionProblem& p) {
     p.q_strides = TensorStrides{4 * 64, 0, 64};
     p.o_strides = TensorStrides{4 * 64, 0, 64};
@@ -289,6 +311,9 @@ void accepted_and_exact(Device& dev, const AttentionSchedule& s) {
   modes.push_back(completion_mode(false, 99));
   test::check_kernel_runs(dev, s, AttentionData(kExplicitCase, 31), modes);
   test::check_kernel_runs(dev, s, AttentionData({.nq = 64, .nk = 64, .d = 64, .out = OutType::bf16}, 32), modes);
+  // Causal query blocks that visit 0, 1, 2, .. blocks (streams shorter than the pipeline).
+  test::check_kernel_runs(dev, s, AttentionData({.nq = 321, .nk = 127, .d = 64, .causal = true}, 33), modes);
+  test::check_kernel_runs(dev, s, AttentionData({.nq = 1, .nk = 1, .d = 64, .causal = true}, 34), modes);
 }
 
 }  // namespace
@@ -325,9 +350,101 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
   accepted_and_exact(dev, explicit_d64("pv_one_block_behind", 3, concat({g2s_ops(),
       {op(K::barrier, 2), op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2)},
       {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax, {op(K::barrier, 1)}})));
+  // One barrier publishes K and V; rescale_o right before dot_pv; row_sum after dot_pv.
+  accepted_and_exact(dev, explicit_d64("one_barrier_late_rescale_and_sum", 2, concat({g2s_ops(), {op(K::barrier, 1),
+      op(K::s2r, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_qk, 1), op(K::mask, 1), op(K::row_max, 1),
+      op(K::exp, 1), op(K::convert_p, 1), op(K::rescale_o, 1), op(K::dot_pv, 1), op(K::row_sum, 1),
+      op(K::barrier, 1)}})));
   // Three slots: block t + 3 refills block t's slot two iterations after its last read,
   // past two barriers, so the trailing barrier is not needed.
   accepted_and_exact(dev, explicit_d64("three_slots_no_trailing_barrier", 3, concat({g2s_ops(),
       {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
       {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1)}})));
+}
+
+namespace {
+
+// A wrong schedule: the verifier refuses it (naming `rule`) and so does
+// compile_attention; compiled without verification it races on the emulator
+// or gives other bits than the policy reference (`harm`: whether it must).
+void refused(Device& dev, const AttentionSchedule& s, const std::string& rule, bool harm = true) {
+  INFO(s.name);
+  const VerifyReport report = verify(s);
+  INFO(report.summary());
+  CHECK_FALSE(report.accepted());
+  CHECK_THAT(report.summary(), Catch::Contains(rule));
+  CHECK_THAT(test::error_of([&] { compile_attention(s, AttentionData(kExplicitCase, 1).problem.shape); }),
+             Catch::Contains("rejected"));
+  if (!harm) return;
+  CompileOptions unverified;
+  unverified.verify = false;
+  const AttentionData data(kExplicitCase, 41);
+  bool harmed = false;
+  try {
+    const AttentionRun run = run_attention(dev, s, data.problem, unverified, completion_mode(false));
+    harmed = test::first_difference(data, run.out, reference(data.problem, blocks(s))) != "";
+  } catch (const RaceError&) {
+    harmed = true;
+  }
+  CHECK(harmed);
+}
+
+}  // namespace
+
+TEST_CASE("attention review: wrong schedules are refused, and they do harm", "[attention-review]") {
+  Device dev = Device::emulator();
+  refused(dev, explicit_d64("rescale_o_before_row_max", 2, baseline_with({op(K::mask, 1), op(K::rescale_o, 1),
+      op(K::row_max, 1), op(K::exp, 1), op(K::row_sum, 1), op(K::convert_p, 1)})), "register-chain");
+  refused(dev, explicit_d64("row_sum_before_exp", 2, baseline_with({op(K::mask, 1), op(K::row_max, 1),
+      op(K::row_sum, 1), op(K::exp, 1), op(K::rescale_o, 1), op(K::convert_p, 1)})), "register-chain");
+  refused(dev, explicit_d64("row_max_before_mask", 2, baseline_with({op(K::row_max, 1), op(K::mask, 1), op(K::exp, 1),
+      op(K::row_sum, 1), op(K::rescale_o, 1), op(K::convert_p, 1)})), "register-chain");
+  refused(dev, explicit_d64("convert_p_before_exp", 2, baseline_with({op(K::mask, 1), op(K::row_max, 1),
+      op(K::convert_p, 1), op(K::exp, 1), op(K::row_sum, 1), op(K::rescale_o, 1)})), "register-chain");
+  refused(dev, explicit_d64("dot_qk_kpacks_reversed", 2, concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1),
+      op(K::dot_qk, 1, 1), op(K::dot_qk, 1, 0)}, kSoftmax, {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v),
+      op(K::dot_pv, 1), op(K::barrier, 1)}})), "register-chain");
+  {
+    std::vector<AttentionOp> ops = concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+                                           {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v)}});
+    for (int c : {1, 0, 2, 3}) ops.push_back(op(K::dot_pv, 1, c));
+    ops.push_back(op(K::barrier, 1));
+    refused(dev, explicit_d64("dot_pv_kpacks_out_of_order", 2, ops), "register-chain");
+  }
+  // PV one block behind, but after the next block's convert_p: P is overwritten first.
+  refused(dev, explicit_d64("pv_behind_after_next_convert_p", 3, concat({g2s_ops(),
+      {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+      {op(K::barrier, 2), op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2), op(K::barrier, 1)}})), "register-overwrite");
+  // The softmax split from its scores: block t + 1's dot_qk overwrites S before block t's exp.
+  refused(dev, explicit_d64("exp_a_stage_after_dot_qk", 3, concat({g2s_ops(),
+      {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1), op(K::mask, 1), op(K::row_max, 1)},
+      {op(K::exp, 2), op(K::row_sum, 2), op(K::rescale_o, 2), op(K::convert_p, 2), op(K::barrier, 2),
+       op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2), op(K::barrier, 2)}})), "register-overwrite");
+  // One slot with two stages: block t + 1's loads land in the slot block t reads.
+  {
+    AttentionSchedule one_slot = shipped_attention(64);
+    one_slot.name = "one_slot_two_stages";
+    one_slot.lds_buffers = 1;
+    refused(dev, plan(one_slot), "race");
+  }
+  // Explicit waits too weak: dot_pv without its lgkmcnt, V's barrier without its vmcnt.
+  {
+    AttentionSchedule s = plan(shipped_attention(64));
+    s.name = "dot_pv_without_lgkmcnt";
+    REQUIRE(s.ops[15].kind == K::dot_pv);
+    s.ops[15].lgkmcnt.reset();
+    refused(dev, s, "dot-lgkmcnt");
+    s = plan(shipped_attention(64));
+    s.name = "v_barrier_without_vmcnt";
+    REQUIRE(s.ops[13].kind == K::barrier);
+    REQUIRE(s.ops[13].vmcnt);
+    s.ops[13].vmcnt.reset();
+    refused(dev, s, "raw-race");
+  }
+  // V's loads after the barrier that should publish them, in the same iteration.
+  refused(dev, explicit_d64("v_loaded_after_its_barrier", 2, concat({{op(K::g2s, 0, {}, KvOperand::k, 0),
+      op(K::g2s, 0, {}, KvOperand::k, 1), op(K::barrier, 0), op(K::s2r, 0), op(K::g2s, 0, {}, KvOperand::v, 0),
+      op(K::g2s, 0, {}, KvOperand::v, 1), op(K::dot_qk, 0)}, {op(K::mask, 0), op(K::row_max, 0), op(K::exp, 0),
+      op(K::row_sum, 0), op(K::rescale_o, 0), op(K::convert_p, 0)}, {op(K::s2r, 0, {}, KvOperand::v),
+      op(K::dot_pv, 0), op(K::barrier, 0)}})), "raw-race");
 }
