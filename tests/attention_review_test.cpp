@@ -448,3 +448,58 @@ TEST_CASE("attention review: wrong schedules are refused, and they do harm", "[a
       op(K::row_sum, 0), op(K::rescale_o, 0), op(K::convert_p, 0)}, {op(K::s2r, 0, {}, KvOperand::v),
       op(K::dot_pv, 0), op(K::barrier, 0)}})), "raw-race");
 }
+
+namespace {
+
+// One query row [1, 0, ..]; key 0 scores 4, the other keys 3, every V row
+// 255/128 (float64's O is 255/128 exactly), and the scale makes the other
+// keys' p = exp2(-c) = `p`: just above 0.5 + 2^-9, bf16 rounds every p up
+// by almost 2^-8 relative (the bf16 unit roundoff, 8 significant bits).
+AttentionData uniform_scores(int64_t nk, double p, OutType out) {
+  AttentionData data({.nq = 1, .nk = nk, .d = 64, .out = out}, 1);
+  std::fill(data.q.begin(), data.q.end(), 0);
+  set_bf16(data.q, 0, 1.0f);
+  for (int64_t j = 0; j < nk; ++j)
+    for (int64_t d = 0; d < 64; ++d) {
+      set_bf16(data.k, j * 64 + d, d == 0 ? (j == 0 ? 4.0f : 3.0f) : 0.0f);
+      set_bf16(data.v, j * 64 + d, 255.0f / 128);
+    }
+  data.problem.shape.scale = float(-std::log2(p) / std::log2(std::exp(1.0)));
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("attention review: P rounded up at every key, long rows of equal p", "[attention-review]") {
+  // Bit-exact against the policy reference (the float64 tolerance: see the
+  // [.attention-review-failing] case below).
+  Device dev = Device::emulator();
+  for (OutType out : {OutType::f32, OutType::bf16})
+    test::check_kernel_runs(dev, shipped_attention(64), uniform_scores(4096, 0.5022, out), kBothModes, false);
+  test::check_kernel_runs(dev, shipped_attention(64), uniform_scores(4096, 0.5019532, OutType::f32),
+                          {completion_mode(true)}, false);
+}
+
+TEST_CASE("attention review: docs/attention.md's float64 tolerance under adversarial rounding",
+          "[.attention-review-failing]") {
+  // Fails: the tolerance's derivation takes bf16 rounding as 2^-9 relative;
+  // bf16 has 8 significant bits, so P moves by up to 2^-8 relative per weight
+  // and a bf16 O by 2^-8 more, and the fp32 sums over Nk keys add about
+  // Nk * 2^-24 (relative) on top. The kernel is bit-exact with the policy
+  // reference in every case: the stated bound, not the kernel, is wrong.
+  Device dev = Device::emulator();
+  {
+    INFO("bf16 O: float64 has 255/128, the kernel (and the policy reference) 2.0: 2^-7 apart, bound 2^-8 * 255/128");
+    test::check_kernel_runs(dev, shipped_attention(64), uniform_scores(4096, 0.5022, OutType::bf16),
+                            {completion_mode(true)});
+  }
+  {
+    INFO("f32 O: |O - O64| = 1.0025 * 2^-8 max|V|");
+    test::check_kernel_runs(dev, shipped_attention(64), uniform_scores(4096, 0.5019532, OutType::f32),
+                            {completion_mode(true)});
+  }
+  INFO("LSE over 131072 keys of p = 0.9999: |LSE - LSE64| = 1.47 * 2^-18 (1 + |LSE64|)");
+  AttentionData long_row = uniform_scores(131072, 0.9999, OutType::f32);
+  long_row.problem.shape.lse = true;
+  test::check_kernel_runs(dev, shipped_attention(64), long_row, {completion_mode(true)});
+}
