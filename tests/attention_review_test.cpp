@@ -355,6 +355,30 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
       op(K::s2r, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_qk, 1), op(K::mask, 1), op(K::row_max, 1),
       op(K::exp, 1), op(K::convert_p, 1), op(K::rescale_o, 1), op(K::dot_pv, 1), op(K::row_sum, 1),
       op(K::barrier, 1)}})));
+  // V's loads a stage later than K's, in the iteration that reads them.
+  accepted_and_exact(dev, explicit_d64("v_loads_in_the_reading_iteration", 2, concat({{op(K::g2s, 0, {}, KvOperand::k, 0),
+      op(K::g2s, 0, {}, KvOperand::k, 1), op(K::g2s, 1, {}, KvOperand::v, 0), op(K::g2s, 1, {}, KvOperand::v, 1),
+      op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+      {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1), op(K::barrier, 1)}})));
+  // K read into registers one iteration before its dot (the K registers held
+  // across the loop edge), with priorities and bare waits around the clusters.
+  {
+    std::vector<AttentionOp> ops = concat({g2s_ops(), {op(K::setprio, 2)}});
+    ops.back().prio = 3;
+    for (AttentionOp o : concat({{op(K::dot_qk, 2)}, kSoftmax})) {
+      if (o.kind != K::dot_qk) o.stage = 2;
+      ops.push_back(o);
+    }
+    ops.push_back(op(K::setprio, 2));
+    ops.push_back(op(K::barrier, 2));
+    ops.push_back(op(K::s2r, 2, {}, KvOperand::v));
+    ops.push_back(op(K::dot_pv, 2));
+    ops.push_back(op(K::barrier, 1));
+    ops.push_back(op(K::s2r, 1));
+    ops.push_back(op(K::wait, 1));
+    ops.push_back(op(K::barrier, 2));
+    accepted_and_exact(dev, explicit_d64("k_registers_a_stage_ahead", 3, ops));
+  }
   // Three slots: block t + 3 refills block t's slot two iterations after its last read,
   // past two barriers, so the trailing barrier is not needed.
   accepted_and_exact(dev, explicit_d64("three_slots_no_trailing_barrier", 3, concat({g2s_ops(),
@@ -502,4 +526,78 @@ TEST_CASE("attention review: docs/attention.md's float64 tolerance under adversa
   AttentionData long_row = uniform_scores(131072, 0.9999, OutType::f32);
   long_row.problem.shape.lse = true;
   test::check_kernel_runs(dev, shipped_attention(64), long_row, {completion_mode(true)});
+}
+
+TEST_CASE("attention review: probe long random rows", "[.attention-review-probe]") {
+  Device dev = Device::emulator();
+  for (int64_t nk : {32768, 131072})
+    for (int d : {64, 128}) {
+      INFO("Nk " << nk << " D " << d);
+      test::check_kernel_runs(dev, shipped_attention(d), AttentionData({.nq = 16, .nk = nk, .d = d, .out = OutType::bf16}, 5),
+                              {completion_mode(true)});
+    }
+}
+
+namespace {
+
+AttentionOp waited(AttentionOp o, std::optional<int> vmcnt, std::optional<int> lgkmcnt) {
+  o.vmcnt = vmcnt, o.lgkmcnt = lgkmcnt;
+  return o;
+}
+
+// V's second G2S part (keys 32..63 of D = 64's 64-key block) loads in the
+// iteration that reads the block: V kpacks 0 and 1 (keys 0..31, part 0 only)
+// are read and multiplied before it is waited for, kpacks 2 and 3 after.
+AttentionSchedule late_v_part() {
+  const KvOperand v = KvOperand::v;
+  std::vector<AttentionOp> ops = {op(K::g2s, 0, {}, KvOperand::k, 0), op(K::g2s, 0, {}, KvOperand::k, 1),
+                                  op(K::g2s, 0, {}, v, 0), op(K::g2s, 1, {}, v, 1),
+                                  // K(t) and V(t) part 0 complete: 5 newer loads (V(t-1) part 1, this iteration's 4).
+                                  waited(op(K::barrier, 1), 5, {}), op(K::s2r, 1),
+                                  waited(op(K::dot_qk, 1), {}, 0)};
+  ops.insert(ops.end(), kSoftmax.begin(), kSoftmax.end());
+  const auto pv = [&](int c) { return waited(op(K::dot_pv, 1, c), {}, c % 2 ? 0 : 4); };
+  for (AttentionOp o : {op(K::s2r, 1, 0, v), op(K::s2r, 1, 1, v), pv(0), pv(1), waited(op(K::barrier, 1), 0, {}),
+                        op(K::s2r, 1, 2, v), op(K::s2r, 1, 3, v), pv(2), pv(3), op(K::barrier, 1)})
+    ops.push_back(o);
+  return explicit_d64("late_v_part", 2, ops);
+}
+
+}  // namespace
+
+TEST_CASE("attention review: a V part loaded late, read only by the kpacks after its wait, is right",
+          "[attention-review]") {
+  // The schedule is right: compiled without verification, it is bit-exact and
+  // race-free under several completion seeds.
+  Device dev = Device::emulator();
+  const AttentionSchedule s = late_v_part();
+  CompileOptions unverified;
+  unverified.verify = false;
+  const AttentionData data(kExplicitCase, 51);
+  const AttentionOutput want = reference(data.problem, blocks(s));
+  for (uint64_t seed : {1, 2, 3, 4})
+    CHECK(test::first_difference(data, run_attention(dev, s, data.problem, unverified, completion_mode(false, seed)).out,
+                                 want) == "");
+}
+
+TEST_CASE("attention review: the verifier accepts a V part loaded late, and refuses it read early",
+          "[attention-review]") {
+  const AttentionSchedule s = late_v_part();
+  const VerifyReport report = verify(s);
+  INFO(report.summary());
+  CHECK(report.accepted());
+  Device dev = Device::emulator();
+  AttentionSchedule early = s;
+  early.name = "late_v_part_read_before_its_wait";
+  REQUIRE(early.ops[17].kind == K::barrier);
+  REQUIRE(early.ops[17].vmcnt == 0);
+  early.ops[17].vmcnt = 1;  // V part 1 of this block still in flight at kpacks 2 and 3
+  refused(dev, early, "raw-race");
+  AttentionSchedule moved = s;  // kpack 2 (part 1) read before the wait
+  moved.name = "late_v_part_kpack_2_before_its_wait";
+  for (AttentionOp& o : moved.ops) o.order *= 10;
+  REQUIRE(moved.ops[18].kind == K::s2r);
+  REQUIRE(moved.ops[18].kpack == 2);
+  moved.ops[18].order = moved.ops[14].order + 5;
+  refused(dev, moved, "raw-race");
 }

@@ -94,7 +94,7 @@ struct AttentionData {
   void borrow() { problem.q = q, problem.k = k, problem.v = v; }
 };
 
-inline float o_at(const std::vector<uint8_t>& o, OutType type, int64_t e) {
+inline float o_value(const std::vector<uint8_t>& o, OutType type, int64_t e) {
   if (type == OutType::bf16) return bf16_to_float(uint16_t(o[size_t(e) * 2] | o[size_t(e) * 2 + 1] << 8));
   float f;
   std::memcpy(&f, &o[size_t(e) * 4], 4);
@@ -108,7 +108,7 @@ inline uint32_t o_bits(const std::vector<uint8_t>& o, OutType type, int64_t e) {
   return u;
 }
 
-inline float lse_at(const std::vector<uint8_t>& lse, int64_t row) {
+inline float lse_value(const std::vector<uint8_t>& lse, int64_t row) {
   float f;
   std::memcpy(&f, &lse[size_t(row) * 4], 4);
   return f;
@@ -127,7 +127,7 @@ inline std::string first_difference(const AttentionData& data, const AttentionOu
           const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
           if (o_bits(got.o, s.out, e) != o_bits(want.o, s.out, e))
             return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i,
-                               h, d, o_at(got.o, s.out, e), o_bits(got.o, s.out, e), o_at(want.o, s.out, e),
+                               h, d, o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
                                o_bits(want.o, s.out, e));
         }
   if (got.o != want.o) return "O differs in the gaps between its elements";
@@ -135,7 +135,7 @@ inline std::string first_difference(const AttentionData& data, const AttentionOu
   for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
     if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
       return fmt::format("LSE[b={}, h={}, i={}] = {}, the policy reference has {}", row / (s.heads * s.seqlen_q),
-                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_at(got.lse, row), lse_at(want.lse, row));
+                         row / s.seqlen_q % s.heads, row % s.seqlen_q, lse_value(got.lse, row), lse_value(want.lse, row));
   return "";
 }
 
@@ -152,14 +152,14 @@ inline std::string beyond_tolerance(const AttentionData& data, const AttentionOu
       for (int64_t i = 0; i < s.seqlen_q; ++i) {
         for (int64_t d = 0; d < s.dim; ++d) {
           const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (std::fabs(o_at(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_at(got.o, s.out, e),
+          if (std::fabs(o_value(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
+            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_value(got.o, s.out, e),
                                want.o[size_t(e)]);
         }
         const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
         if (!s.lse) continue;
         const double l64 = want.lse[size_t(row)];
-        const float l = lse_at(got.lse, row);
+        const float l = lse_value(got.lse, row);
         const bool both_inf = std::isinf(l64) && l == float(l64);
         if (!both_inf && !(std::fabs(l - l64) <= std::ldexp(1.0 + std::fabs(l64), -18)))
           return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
