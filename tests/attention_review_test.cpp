@@ -309,6 +309,7 @@ void accepted_and_exact(Device& dev, const AttentionSchedule& s) {
   REQUIRE(report.accepted());
   std::vector<LaunchOptions> modes = kBothModes;
   modes.push_back(completion_mode(false, 99));
+  modes.emplace_back().timed = true;
   test::check_kernel_runs(dev, s, AttentionData(kExplicitCase, 31), modes);
   test::check_kernel_runs(dev, s, AttentionData({.nq = 64, .nk = 64, .d = 64, .out = OutType::bf16}, 32), modes);
   // Causal query blocks that visit 0, 1, 2, .. blocks (streams shorter than the pipeline).
@@ -575,9 +576,11 @@ TEST_CASE("attention review: a V part loaded late, read only by the kpacks after
   unverified.verify = false;
   const AttentionData data(kExplicitCase, 51);
   const AttentionOutput want = reference(data.problem, blocks(s));
-  for (uint64_t seed : {1, 2, 3, 4})
-    CHECK(test::first_difference(data, run_attention(dev, s, data.problem, unverified, completion_mode(false, seed)).out,
-                                 want) == "");
+  std::vector<LaunchOptions> modes;
+  for (uint64_t seed : {1, 2, 3, 4}) modes.push_back(completion_mode(false, seed));
+  modes.emplace_back().timed = true;
+  for (const LaunchOptions& mode : modes)
+    CHECK(test::first_difference(data, run_attention(dev, s, data.problem, unverified, mode).out, want) == "");
 }
 
 TEST_CASE("attention review: the verifier accepts a V part loaded late, and refuses it read early",
