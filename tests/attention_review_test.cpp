@@ -529,14 +529,11 @@ TEST_CASE("attention review: docs/attention.md's float64 tolerance under adversa
   test::check_kernel_runs(dev, shipped_attention(64), long_row, {completion_mode(true)});
 }
 
-TEST_CASE("attention review: probe long random rows", "[.attention-review-probe]") {
+TEST_CASE("attention review: a long random row (512 KV blocks)", "[attention-review]") {
   Device dev = Device::emulator();
-  for (int64_t nk : {32768, 131072})
-    for (int d : {64, 128}) {
-      INFO("Nk " << nk << " D " << d);
-      test::check_kernel_runs(dev, shipped_attention(d), AttentionData({.nq = 16, .nk = nk, .d = d, .out = OutType::bf16}, 5),
-                              {completion_mode(true)});
-    }
+  test::check_kernel_runs(dev, shipped_attention(128),
+                          AttentionData({.nq = 16, .nk = 32768, .d = 128, .out = OutType::bf16}, 5),
+                          {completion_mode(true), completion_mode(false)});
 }
 
 namespace {
