@@ -445,6 +445,23 @@ TEST_CASE("attention review: wrong schedules are refused, and they do harm", "[a
       {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1), op(K::mask, 1), op(K::row_max, 1)},
       {op(K::exp, 2), op(K::row_sum, 2), op(K::rescale_o, 2), op(K::convert_p, 2), op(K::barrier, 2),
        op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2), op(K::barrier, 2)}})), "register-overwrite");
+  // The K (V) registers of block t + 1 read from LDS before block t's dot_qk (dot_pv) consumed them.
+  {
+    std::vector<AttentionOp> ops = g2s_ops();
+    for (AttentionOp o : concat({{op(K::barrier, 1), op(K::s2r, 1)}, {op(K::dot_qk, 2)}, kSoftmax})) {
+      if (o.kind != K::barrier && o.kind != K::s2r) o.stage = 2;
+      ops.push_back(o);
+    }
+    for (AttentionOp o : {op(K::barrier, 2), op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2), op(K::barrier, 2)})
+      ops.push_back(o);
+    refused(dev, explicit_d64("k_registers_overwritten_before_dot_qk", 3, ops), "register-overwrite");
+  }
+  {
+    std::vector<AttentionOp> ops = concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+                                           {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v)}});
+    for (AttentionOp o : {op(K::dot_pv, 2), op(K::barrier, 1)}) ops.push_back(o);
+    refused(dev, explicit_d64("v_registers_overwritten_before_dot_pv", 3, ops), "register-");
+  }
   // One slot with two stages: block t + 1's loads land in the slot block t reads.
   {
     AttentionSchedule one_slot = shipped_attention(64);
