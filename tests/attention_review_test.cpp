@@ -380,6 +380,16 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
     ops.push_back(op(K::barrier, 2));
     accepted_and_exact(dev, explicit_d64("k_registers_a_stage_ahead", 3, ops));
   }
+  // The scores held across the loop edge: dot_qk of block t at stage 1, its
+  // mask, softmax and PV at stage 2, before block t + 1's dot_qk.
+  {
+    std::vector<AttentionOp> ops = g2s_ops();
+    for (AttentionOp o : kSoftmax) ops.push_back((o.stage = 2, o));
+    for (AttentionOp o : {op(K::barrier, 2), op(K::s2r, 2, {}, KvOperand::v), op(K::dot_pv, 2), op(K::barrier, 1),
+                          op(K::s2r, 1), op(K::dot_qk, 1), op(K::barrier, 1)})
+      ops.push_back(o);
+    accepted_and_exact(dev, explicit_d64("scores_across_the_loop_edge", 3, ops));
+  }
   // Three slots: block t + 3 refills block t's slot two iterations after its last read,
   // past two barriers, so the trailing barrier is not needed.
   accepted_and_exact(dev, explicit_d64("three_slots_no_trailing_barrier", 3, concat({g2s_ops(),
