@@ -20,6 +20,7 @@
 #include "cdna4/attention.hpp"
 #include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
+#include "attention_check.hpp"
 #include "support/process.hpp"
 #include "support/random_bf16.hpp"
 
@@ -139,32 +140,13 @@ inline std::string first_difference(const AttentionData& data, const AttentionOu
   return "";
 }
 
-// docs/attention.md "Tolerance against float64".
+// docs/attention.md "Tolerance against float64" (cdna4-attn --check's rule):
+// "" when O and the LSE are within it, else how far they are.
 inline std::string beyond_tolerance(const AttentionData& data, const AttentionOutput& got) {
-  const AttentionShape& s = data.problem.shape;
-  const AttentionValues want = reference_f64(data.problem);
-  const TensorStrides so = data.problem.strides_o();
-  double max_v = 0;
-  for (size_t e = 0; e < data.v.size() / 2; ++e)
-    max_v = std::max(max_v, double(std::fabs(bf16_to_float(uint16_t(data.v[2 * e] | data.v[2 * e + 1] << 8)))));
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t h = 0; h < s.heads; ++h)
-      for (int64_t i = 0; i < s.seqlen_q; ++i) {
-        for (int64_t d = 0; d < s.dim; ++d) {
-          const int64_t e = b * so.batch + i * so.seq + h * so.head + d;
-          if (std::fabs(o_value(got.o, s.out, e) - want.o[size_t(e)]) > std::ldexp(max_v, -8))
-            return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, o_value(got.o, s.out, e),
-                               want.o[size_t(e)]);
-        }
-        const int64_t row = (b * s.heads + h) * s.seqlen_q + i;
-        if (!s.lse) continue;
-        const double l64 = want.lse[size_t(row)];
-        const float l = lse_value(got.lse, row);
-        const bool both_inf = std::isinf(l64) && l == float(l64);
-        if (!both_inf && !(std::fabs(l - l64) <= std::ldexp(1.0 + std::fabs(l64), -18)))
-          return fmt::format("LSE[b={}, h={}, i={}] = {}, float64 has {}", b, h, i, l, l64);
-      }
-  return "";
+  const tools::Float64Errors e = tools::float64_errors(data.problem, got, reference_f64(data.problem));
+  if (e.within()) return "";
+  return fmt::format("{} O elements past {} (largest |O - O64| {}), {} LSE values past 2^-18 (1 + |LSE64|) (largest "
+                     "|LSE - LSE64| {})", e.o_outside, e.o_tolerance, e.o, e.lse_outside, e.lse);
 }
 
 inline LaunchOptions completion_mode(bool instant, uint64_t seed = 7) {
