@@ -168,6 +168,17 @@ TEST_CASE("attention review: special values in Q, K and V", "[attention-review]"
     std::fill(d.q.begin(), d.q.end(), 0);
     for (int64_t e = 0; e < int64_t(d.v.size() / 2); ++e) set_bf16(d.v, e, -0.0f);
   }, true);
+  run("denormal V: O and its bf16 rounding in the denormal range", [&](AttentionData& d) {
+    for (int64_t e = 0; e < int64_t(d.v.size() / 2); ++e) {
+      const uint16_t bits = uint16_t((d.v[2 * e] | d.v[2 * e + 1] << 8) & 0x807f);  // exponent 0: denormal or zero
+      std::memcpy(&d.v[size_t(e) * 2], &bits, 2);
+    }
+  }, false);  // a bf16 O rounds by up to 2^-134 there, more than 2^-8 max|V|: see [.attention-review-failing]
+  run("V near the smallest normal, Q and K tiny: denormal scores", [&](AttentionData& d) {
+    for (int64_t e = 0; e < int64_t(d.v.size() / 2); ++e) set_bf16(d.v, e, (e % 7 - 3) * 1.5e-38f);
+    for (int64_t e = 0; e < int64_t(d.q.size() / 2); ++e) set_bf16(d.q, e, (e % 5 - 2) * 1e-20f);
+    for (int64_t e = 0; e < int64_t(d.k.size() / 2); ++e) set_bf16(d.k, e, (e % 3 - 1) * 1e-20f);
+  }, true);
   run("one dominant key: p = 0 everywhere but the max", [&](AttentionData& d) {
     for (int64_t e = 0; e < int64_t(d.q.size() / 2); ++e) set_bf16(d.q, e, 1.0f);
     for (int64_t e = 0; e < row_k; ++e) set_bf16(d.k, 61 * row_k + e, 64.0f);
@@ -549,6 +560,15 @@ TEST_CASE("attention review: docs/attention.md's float64 tolerance under adversa
     INFO("f32 O: |O - O64| = 1.0025 * 2^-8 max|V|");
     test::check_kernel_runs(dev, shipped_attention(64), uniform_scores(4096, 0.5019532, OutType::f32),
                             {completion_mode(true)});
+  }
+  {
+    INFO("bf16 O of denormal V: rounded to the bf16 denormal spacing 2^-133, above 2^-8 max|V|");
+    AttentionData data({.nq = 40, .nk = 100, .d = 64, .out = OutType::bf16}, 9);
+    for (int64_t e = 0; e < int64_t(data.v.size() / 2); ++e) {
+      const uint16_t bits = uint16_t((data.v[2 * e] | data.v[2 * e + 1] << 8) & 0x807f);
+      std::memcpy(&data.v[size_t(e) * 2], &bits, 2);
+    }
+    test::check_kernel_runs(dev, shipped_attention(64), data, {completion_mode(true)});
   }
   INFO("LSE over 131072 keys of p = 0.9999: |LSE - LSE64| = 1.47 * 2^-18 (1 + |LSE64|)");
   AttentionData long_row = uniform_scores(131072, 0.9999, OutType::f32);
