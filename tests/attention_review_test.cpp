@@ -318,6 +318,7 @@ void accepted_and_exact(Device& dev, const AttentionSchedule& s) {
   const VerifyReport report = verify(s);
   INFO(report.summary());
   REQUIRE(report.accepted());
+  CHECK(parse_attention_schedule(to_json(s)) == s);  // as a file says it
   std::vector<LaunchOptions> modes = kBothModes;
   modes.push_back(completion_mode(false, 99));
   modes.emplace_back().timed = true;
@@ -373,7 +374,7 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
       op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
       {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1), op(K::barrier, 1)}})));
   // K read into registers one iteration before its dot (the K registers held
-  // across the loop edge), with priorities and bare waits around the clusters.
+  // across the loop edge), with priorities around the clusters.
   {
     std::vector<AttentionOp> ops = concat({g2s_ops(), {op(K::setprio, 2)}});
     ops.back().prio = 3;
@@ -387,7 +388,6 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
     ops.push_back(op(K::dot_pv, 2));
     ops.push_back(op(K::barrier, 1));
     ops.push_back(op(K::s2r, 1));
-    ops.push_back(op(K::wait, 1));
     ops.push_back(op(K::barrier, 2));
     accepted_and_exact(dev, explicit_d64("k_registers_a_stage_ahead", 3, ops));
   }
@@ -647,4 +647,22 @@ TEST_CASE("attention review: the verifier accepts a V part loaded late, and refu
   REQUIRE(moved.ops[18].kpack == 2);
   moved.ops[18].order = moved.ops[14].order + 5;
   refused(dev, moved, "raw-race");
+}
+
+TEST_CASE("attention review: a schedule built in code is refused where its file would be",
+          "[.attention-review-failing]") {
+  // Fails: a wait op without vmcnt or lgkmcnt passes plan, verify and
+  // compile_attention, but to_json of it is a file parse_attention_schedule
+  // refuses ("a wait op needs vmcnt, lgkmcnt or both").
+  std::vector<AttentionOp> ops = baseline_with(kSoftmax);
+  ops.insert(ops.begin() + 5, op(K::wait, 1));
+  AttentionSchedule s = shipped_attention(64);
+  s.name = "bare_wait";
+  s.num_stages.reset();
+  for (size_t i = 0; i < ops.size(); ++i) ops[i].order = int(i);
+  s.ops = ops;
+  const std::string file = test::error_of([&] { parse_attention_schedule(to_json(s)); });
+  CHECK_THAT(file, Catch::Contains("a wait op needs vmcnt, lgkmcnt or both"));
+  CHECK_THAT(test::error_of([&] { compile_attention(s, AttentionData(kExplicitCase, 1).problem.shape); }),
+             Catch::Contains("ops[5]") && Catch::Contains("a wait op needs vmcnt, lgkmcnt or both"));
 }
