@@ -391,6 +391,11 @@ TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact",
     ops.push_back(op(K::barrier, 2));
     accepted_and_exact(dev, explicit_d64("k_registers_a_stage_ahead", 3, ops));
   }
+  // K's second part a stage later than its first, loaded in the iteration that reads it.
+  accepted_and_exact(dev, explicit_d64("k_part_1_a_stage_later", 2, concat({{op(K::g2s, 0, {}, KvOperand::k, 0),
+      op(K::g2s, 0, {}, KvOperand::v, 0), op(K::g2s, 0, {}, KvOperand::v, 1), op(K::g2s, 1, {}, KvOperand::k, 1),
+      op(K::barrier, 1), op(K::s2r, 1), op(K::dot_qk, 1)}, kSoftmax,
+      {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_pv, 1), op(K::barrier, 1)}})));
   // The scores held across the loop edge: dot_qk of block t at stage 1, its
   // mask, softmax and PV at stage 2, before block t + 1's dot_qk.
   {
