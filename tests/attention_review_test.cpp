@@ -252,6 +252,22 @@ TEST_CASE("attention review: random completion under several seeds, and the time
                           AttentionData({.nq = 65, .nk = 257, .d = 128, .out = OutType::bf16}, 8), modes);
 }
 
+TEST_CASE("attention review: long random memory delays", "[attention-review]") {
+  // Loads that complete up to 2000 issue slots late: a missing wait or barrier
+  // anywhere in the pipeline has room to show as a race or other bits.
+  EmulatorConfig config;
+  config.max_delay = 2000;
+  Device dev = Device::emulator(config);
+  std::vector<LaunchOptions> modes;
+  for (uint64_t seed : {11, 12, 13}) modes.push_back(completion_mode(false, seed));
+  for (const AttentionSchedule& s : {shipped_attention(64), geometry(64, 8, 64, 3, 2), geometry(64, 4, 32, 1, 1)}) {
+    INFO(s.name);
+    test::check_kernel_runs(dev, s, AttentionData({.nq = 130, .nk = 333, .h = 2, .hkv = 1, .d = 64, .causal = true}, 8),
+                            modes);
+  }
+  test::check_kernel_runs(dev, shipped_attention(128), AttentionData({.nq = 70, .nk = 200, .d = 128}, 8), modes);
+}
+
 TEST_CASE("attention review: O strides are refused only where two elements meet", "[attention-review]") {
   AttentionData data({.b = 3, .nq = 70, .nk = 90, .h = 4, .hkv = 2, .d = 64}, 1);
   const auto refusal = [&](TensorStrides o) {
@@ -332,7 +348,9 @@ void accepted_and_exact(Device& dev, const AttentionSchedule& s) {
 }  // namespace
 
 TEST_CASE("attention review: valid reorderings are accepted and stay bit-exact", "[attention-review]") {
-  Device dev = Device::emulator();
+  EmulatorConfig long_delays;  // loads up to 2000 issue slots late in the randomized runs
+  long_delays.max_delay = 2000;
+  Device dev = Device::emulator(long_delays);
   // V's S2R right after K's, before the softmax.
   accepted_and_exact(dev, explicit_d64("s2r_v_early", 2, concat({g2s_ops(), {op(K::barrier, 1), op(K::s2r, 1)},
       {op(K::barrier, 1), op(K::s2r, 1, {}, KvOperand::v), op(K::dot_qk, 1)}, kSoftmax,
