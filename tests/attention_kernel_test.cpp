@@ -7,149 +7,29 @@
 // batches, strided BHSD tensors, bf16 and f32 O, with and without the LSE.
 #include <catch2/catch.hpp>
 
-#include <chrono>
-#include <cmath>
-#include <cstring>
-#include <fstream>
-#include <random>
 #include <string>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "cdna4/attention.hpp"
-#include "cdna4/reference.hpp"
 #include "cdna4/runtime.hpp"
-#include "support/attention_output.hpp"
-#include "support/completion_mode.hpp"
+#include "support/attention_case.hpp"
 #include "support/errors.hpp"
-#include "support/random_bf16.hpp"
-#include "support/process.hpp"
 
 using namespace cdna4;
-using namespace cdna4::test;
+using cdna4::test::error_of;
 
 namespace {
 
-// A shipped schedule (schedules/attention/attn_fwd_d{128,64}.json), read field
-// by field: the whole schedule reader is parse_attention_schedule's.
-AttentionSchedule shipped(int dim) {
-  const std::string path = test::source_path(fmt::format("schedules/attention/attn_fwd_d{}.json", dim));
-  std::ifstream in(path);
-  REQUIRE(in);
-  const nlohmann::json j = nlohmann::json::parse(in);
-  REQUIRE(j.at("kind") == "attention");
-  REQUIRE(j.size() == 9);  // the fields below and "kind": a new field would need reading here
-  AttentionSchedule s;
-  s.name = j.at("name");
-  s.target = j.at("target");
-  s.dim = j.at("dim");
-  s.waves = j.at("waves");
-  s.block_q = j.at("block_q");
-  s.block_k = j.at("block_k");
-  s.lds_buffers = j.at("lds_buffers");
-  s.num_stages = int(j.at("num_stages"));
-  REQUIRE(s.dim == dim);
-  return s;
-}
+using Case = test::AttentionCase;
+using Data = test::AttentionData;
+using test::first_difference;
 
-struct Case {
-  int64_t b = 1, nq = 64, nk = 64, h = 1, hkv = 1;
-  int d = 128;
-  bool causal = false;
-  OutType out = OutType::f32;
-  bool lse = true;
-  bool bhsd = false;  // Q, K, V and O strided as [B][H][S][D] (each with a gap)
-};
-
-std::string describe(const Case& c) {
-  return fmt::format("B={} Nq={} Nk={} H={} Hkv={} D={}{} O {}{}{}", c.b, c.nq, c.nk, c.h, c.hkv, c.d,
-                     c.causal ? " causal" : "", to_string(c.out), c.lse ? " lse" : "", c.bhsd ? " bhsd" : "");
-}
-
-// The problem and the bytes it borrows. BHSD strides put a gap of 8 elements
-// after each row and of one row after each head, so nothing is packed.
-struct Data {
-  AttentionProblem problem;
-  std::vector<uint8_t> q, k, v;
-  explicit Data(const Case& c, uint32_t seed) {
-    AttentionShape& s = problem.shape;
-    s.batch = c.b, s.seqlen_q = c.nq, s.seqlen_k = c.nk, s.heads = c.h, s.heads_kv = c.hkv, s.dim = c.d;
-    s.causal = c.causal, s.out = c.out, s.lse = c.lse;
-    const auto strided = [&](int64_t seq, int64_t heads) {
-      const int64_t row = c.d + 8, head = (seq + 1) * row;
-      return TensorStrides{heads * head, row, head};
-    };
-    const auto elements = [](const TensorStrides& st, int64_t b, int64_t seq, int64_t heads, int64_t d) {
-      return (b - 1) * st.batch + (seq - 1) * st.seq + (heads - 1) * st.head + d;
-    };
-    if (c.bhsd) {
-      problem.q_strides = strided(c.nq, c.h);
-      problem.k_strides = strided(c.nk, c.hkv);
-      problem.v_strides = strided(c.nk, c.hkv);
-      problem.o_strides = strided(c.nq, c.h);
-    }
-    q = random_bf16(elements(problem.strides_q(), c.b, c.nq, c.h, c.d), seed);
-    k = random_bf16(elements(problem.strides_k(), c.b, c.nk, c.hkv, c.d), seed + 1);
-    v = random_bf16(elements(problem.strides_v(), c.b, c.nk, c.hkv, c.d), seed + 2);
-    problem.q = q, problem.k = k, problem.v = v;
-  }
-};
-
-// The first element whose bits differ, named by (b, i, h, d), or "" when all agree.
-std::string first_difference(const Data& data, const AttentionOutput& got, const AttentionOutput& want) {
-  const AttentionShape& s = data.problem.shape;
-  if (got.o.size() != want.o.size()) return fmt::format("O has {} bytes, want {}", got.o.size(), want.o.size());
-  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
-    if (o_bits(got.o, s.out, e) == o_bits(want.o, s.out, e)) return std::string();
-    return fmt::format("O[b={}, i={}, h={}, d={}] = {} (0x{:x}), the policy reference has {} (0x{:x})", b, i, h, d,
-                       o_value(got.o, s.out, e), o_bits(got.o, s.out, e), o_value(want.o, s.out, e),
-                       o_bits(want.o, s.out, e));
-  });
-  if (!o.empty()) return o;
-  if (got.o != want.o) return "O differs in the gaps between its elements";
-  if (got.lse.size() != want.lse.size()) return fmt::format("LSE has {} bytes, want {}", got.lse.size(), want.lse.size());
-  for (int64_t row = 0; row < int64_t(got.lse.size() / 4); ++row)
-    if (std::memcmp(&got.lse[size_t(row) * 4], &want.lse[size_t(row) * 4], 4) != 0)
-      return fmt::format("{} = {}, the policy reference has {}", lse_name(s, row), lse_value(got.lse, row),
-                         lse_value(want.lse, row));
-  return "";
-}
-
-// docs/attention.md "Tolerance against float64".
-std::string beyond_tolerance(const Data& data, const AttentionOutput& got) {
-  const AttentionShape& s = data.problem.shape;
-  const AttentionValues want = reference_f64(data.problem);
-  const double max_v = max_abs_bf16(data.v);
-  const std::string o = for_each_o(data.problem, [&](int64_t b, int64_t i, int64_t h, int64_t d, int64_t e) {
-    const float value = o_value(got.o, s.out, e);
-    if (o_within(o_error(value, want.o[size_t(e)]), max_v)) return std::string();
-    return fmt::format("O[b={}, i={}, h={}, d={}] = {}, float64 has {}", b, i, h, d, value, want.o[size_t(e)]);
-  });
-  if (!o.empty() || !s.lse) return o;
-  for (int64_t row = 0; row < s.batch * s.heads * s.seqlen_q; ++row) {
-    const double l64 = want.lse[size_t(row)];
-    const float l = lse_value(got.lse, row);
-    if (!lse_within(lse_error(l, l64), l64)) return fmt::format("{} = {}, float64 has {}", lse_name(s, row), l, l64);
-  }
-  return "";
-}
+AttentionSchedule shipped(int dim) { return test::shipped_attention(dim); }
+LaunchOptions mode(bool instant) { return test::completion_mode(instant); }
 
 // One case on one schedule: both completion modes bit-exact and within tolerance.
 void check_case(Device& dev, const AttentionSchedule& schedule, const Case& c, uint32_t seed = 1) {
   INFO(schedule.name << ": " << describe(c));
-  const Data data(c, seed);
-  const AttentionOutput want = reference(data.problem, blocks(schedule));
-  const AttentionKernel kernel = compile_attention(schedule, data.problem.shape);
-  for (bool instant : {false, true}) {
-    INFO((instant ? "instant completion" : "randomized completion"));
-    const auto start = std::chrono::steady_clock::now();
-    const AttentionRun run = run_attention(dev, kernel, data.problem, completion_mode(instant));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    UNSCOPED_INFO(fmt::format("{} ({}): {:.2f} s", describe(c), instant ? "instant" : "randomized", seconds));
-    CHECK(first_difference(data, run.out, want) == "");
-    CHECK(beyond_tolerance(data, run.out) == "");
-  }
+  test::check_kernel_runs(dev, schedule, Data(c, seed), {mode(false), mode(true)});
 }
 
 }  // namespace
@@ -304,27 +184,27 @@ TEST_CASE("attention kernel: schedules and problems it cannot take are refused i
     change(s);
     return error_of([&] { compile_attention(s, shape); });
   };
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("attn_fwd_d128: dim: expected 64 or 128, got 96"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves: expected 4 or 8, got 2"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q: expected 16 * waves = 64 (each wave owns 16 query rows), got 128"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k: expected 32, 64 or 128, got 48"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("dim must be 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves must be 4 or 8"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q must be 16 * waves"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k must be 32, 64 or 128"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }),
-             Catch::Contains("block_k: the K and V blocks (32 keys x 64 bf16 = 4096 bytes) must split into whole G2S parts"));
+             Catch::Contains("not a whole number of G2S parts"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }), Catch::Contains("LDS"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128; }), Catch::Contains("VGPRs"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages: expected 1 or 2, got 3"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages 1 or 2"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[0].part = 4;
              }),
-             Catch::Contains("ops[0].part: expected an integer in 0..3, got 4"));
+             Catch::Contains("part must be 0 to 3"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[10].kpack = 4;
              }),
-             Catch::Contains("ops[10].kpack: expected an integer in 0..3, got 4"));
+             Catch::Contains("kpack must be 0 to 3"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
@@ -377,23 +257,6 @@ TEST_CASE("attention kernel: three stages, and workgroups with fewer blocks than
   check_case(dev, s, Case{.b = 2, .nq = 65, .nk = 127, .h = 2, .hkv = 1, .d = 64, .out = OutType::bf16});
 }
 
-TEST_CASE("attention kernel: the last stage the limits take (15) runs bit-exact, one stage past it is refused", "[attention-kernel]") {
-  // The planned two-stage body moved 14 stages later: every block's ops run
-  // 14 iterations after the loop starts (depth 16, one LDS slot base per stage).
-  AttentionSchedule s = shipped(64);
-  s.name = "attn_fwd_d64_stage15";
-  s.ops = plan(s).ops;
-  s.num_stages.reset();
-  for (AttentionOp& op : s.ops) op.stage += 14;
-  Device dev = Device::emulator();
-  check_case(dev, s, Case{.nq = 130, .nk = 300, .d = 64, .causal = true});
-  check_case(dev, s, Case{.nq = 65, .nk = 63, .d = 64});
-  for (AttentionOp& op : s.ops) ++op.stage;
-  const AttentionShape shape{.seqlen_q = 64, .seqlen_k = 64, .heads = 1, .heads_kv = 1, .dim = 64};
-  CHECK_THAT(error_of([&] { compile_attention(s, shape); }),  // ops 0-3 are the G2S, now at stage 15
-             Catch::Contains("ops[4].stage: expected an integer in 0..15, got 16"));
-}
-
 TEST_CASE("attention kernel: mutants of the planned schedule race on the emulator", "[attention-kernel]") {
   // Compiled without verification (CompileOptions::verify = false runs a
   // refused schedule), each mutant lets a wave read LDS or registers before
@@ -411,7 +274,7 @@ TEST_CASE("attention kernel: mutants of the planned schedule race on the emulato
     s.name = name;
     change(s);
     INFO(name);
-    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, completion_mode(false)), RaceError);
+    CHECK_THROWS_AS(run_attention(dev, s, data.problem, unverified, mode(false)), RaceError);
     // Verified (the default), the same mutant never reaches the emulator.
     CHECK_THROWS_WITH(compile_attention(s, data.problem.shape), Catch::Contains("rejected"));
     CHECK_FALSE(verify(s).accepted());

@@ -54,19 +54,6 @@ struct Data {
   }
 };
 
-float o_value(const AttentionOutput& out, OutType type, int64_t element) {
-  if (type == OutType::bf16) return bf16_to_float(uint16_t(out.o[size_t(element) * 2] | out.o[size_t(element) * 2 + 1] << 8));
-  float f;
-  std::memcpy(&f, &out.o[size_t(element) * 4], 4);
-  return f;
-}
-
-float lse_value(const AttentionOutput& out, int64_t row) {
-  float f;
-  std::memcpy(&f, &out.lse[size_t(row) * 4], 4);
-  return f;
-}
-
 // The tolerance (docs/attention.md, "Tolerance against float64"): O within
 // 2^-8 * max|V| (P enters the second dot in bf16, 2^-9 relative per weight, and
 // a bf16 O rounds by up to 2^-9 relative, |O| <= max|V|); LSE within 2^-18 * (1 + |LSE|)

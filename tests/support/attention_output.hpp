@@ -1,10 +1,7 @@
 #pragma once
 // An attention output's elements (O as bf16 or f32 at an element index, LSE
-// rows) and the tolerance against float64 (docs/attention.md, "Tolerance
-// against float64"): O within 2^-8 * max|V| (P enters the second dot in bf16,
-// 2^-9 relative per weight, and a bf16 O rounds by up to 2^-9 relative,
-// |O| <= max|V|); LSE within 2^-18 * (1 + |LSE|) (fp32 scores, sums and
-// transcendentals), an infinite LSE exactly.
+// rows) and their names; the tolerance against float64 is
+// tools/attention_check.hpp's, as cdna4-attn --check applies it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -63,20 +60,5 @@ inline std::string lse_name(const AttentionShape& s, int64_t row) {
   return fmt::format("LSE[b={}, h={}, i={}]", row / (s.heads * s.seqlen_q), row / s.seqlen_q % s.heads,
                      row % s.seqlen_q);
 }
-
-// max |V| over raw bf16 bytes.
-inline double max_abs_bf16(std::span<const uint8_t> bytes) {
-  double m = 0;
-  for (size_t i = 0; i + 1 < bytes.size(); i += 2)
-    m = std::max(m, double(std::fabs(bf16_to_float(uint16_t(bytes[i] | bytes[i + 1] << 8)))));
-  return m;
-}
-
-inline double o_error(float got, double want) { return std::fabs(double(got) - want); }
-inline bool o_within(double error, double max_v) { return error <= std::ldexp(max_v, -8); }
-inline double lse_error(float got, double want) {
-  return std::isinf(want) && got == want ? 0.0 : std::fabs(double(got) - want);
-}
-inline bool lse_within(double error, double want) { return error <= std::ldexp(1.0 + std::fabs(want), -18); }
 
 }  // namespace cdna4::test

@@ -5,10 +5,10 @@
 
 namespace cdna4::test {
 
-inline LaunchOptions completion_mode(bool instant) {
+inline LaunchOptions completion_mode(bool instant, uint64_t seed = 7) {
   LaunchOptions o;
   o.instant_completion = instant;
-  o.seed = 7;
+  o.seed = seed;
   return o;
 }
 

@@ -8,6 +8,8 @@
 #include "codegen/attention_schedule/geometry.hpp"
 #include "codegen/schedule/op_list.hpp"
 
+#include "common/limits.hpp"
+
 namespace cdna4::codegen::attention {
 
 namespace {
@@ -36,7 +38,11 @@ int between(const AttentionSchedule& s, const AttentionGeometry& g, const std::v
   return n;
 }
 
-void lower_to(std::optional<int>& wait, int count) { wait = wait ? std::min(*wait, count) : count; }
+// A count past what s_waitcnt encodes waits for more than needed, never less.
+void lower_to(std::optional<int>& wait, int count, Counter counter) {
+  count = std::min(count, counter == Counter::vm ? gfx950::kMaxVmcnt : gfx950::kMaxLgkmcnt);
+  wait = wait ? std::min(*wait, count) : count;
+}
 
 }  // namespace
 
@@ -66,14 +72,14 @@ void compute_waits(AttentionSchedule& s) {
       // waves read what this wave loaded.
       const auto barrier = last_before(at, [&](const Instance& x) { return s.ops[x.op].kind == AttentionOpKind::barrier; });
       const size_t target = barrier && *barrier > *producer ? *barrier : at;
-      lower_to(s.ops[stream[target].op].vmcnt, between(s, g, stream, *producer, target, Counter::vm));
+      lower_to(s.ops[stream[target].op].vmcnt, between(s, g, stream, *producer, target, Counter::vm), Counter::vm);
     } else if (consumer.kind == AttentionOpKind::dot_qk || consumer.kind == AttentionOpKind::dot_pv) {
       const KvOperand operand = consumer.kind == AttentionOpKind::dot_qk ? KvOperand::k : KvOperand::v;
       const auto producer = last_before(at, [&](const Instance& x) {
         const AttentionOp& o = s.ops[x.op];
         return o.kind == AttentionOpKind::s2r && o.operand == operand && x.block == block && covers(o, consumer);
       });
-      if (producer) lower_to(consumer.lgkmcnt, between(s, g, stream, *producer, at, Counter::lgkm));
+      if (producer) lower_to(consumer.lgkmcnt, between(s, g, stream, *producer, at, Counter::lgkm), Counter::lgkm);
     }
   }
 }

@@ -2,7 +2,8 @@
 // happens-before model of codegen/schedule/wave_events.hpp (shared with the GEMM
 // verifier). LDS: every wave writes its own 1 KiB of every G2S part of the K and V
 // blocks, and every wave reads all of both blocks (each wave's 16 query rows meet
-// every key), so an S2R reads every part of its operand's slot. Registers: one
+// every key): an S2R of K reads every part of its slot (each kpack is 32 d of
+// every key), an S2R of V kpack c the part holding keys 16c .. 16c + 15. Registers: one
 // set each for S (scores, then P in f32), m/alpha, the l partials, O, P in bf16
 // per kpack and the K and V operands per kpack; an op reading a set needs the
 // set's last writer to be the producer the chain names, of the right block.
@@ -242,13 +243,23 @@ class Simulation {
     return fmt::format("LDS slot {} part {}[{}]", slot, to_string(o), p);
   }
 
+  // The G2S parts an S2R reads: a K kpack (32 d of every key) all of them; a V
+  // kpack (keys 16c .. 16c + 15, part p holding keys p * block_k / parts ..,
+  // at least 16 of them) the one part holding its keys.
+  KpackRange parts_read(const AttentionOp& op) const {
+    if (op.operand == KvOperand::k || !op.kpack) return {0, parts_ - 1};
+    const KpackRange keys = kpack_range(s_, op);
+    return {16 * keys.first * parts_ / s_.block_k, 16 * keys.last * parts_ / s_.block_k};
+  }
+
   void check_lds_reads(int v) {
     const Wave& reader = waves_[v];
     for (int t = 0; t < static_cast<int>(stream_.size()); ++t) {
       const OpInstance& inst = stream_[t];
       const AttentionOp& op = s_.ops[inst.op];
       if (op.kind != K::s2r) continue;
-      for (int p = 0; p < parts_; ++p)
+      const KpackRange read = parts_read(op);
+      for (int p = read.first; p <= read.last; ++p)
         for (const Wave& writer : waves_) {
           check_raw(reader, t, writer, op.operand, p);
           check_war(reader, t, writer, op.operand, p);

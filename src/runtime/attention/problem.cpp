@@ -55,7 +55,9 @@ void check_input(const char* name, const HostBytes& bytes, const std::optional<T
 }
 
 // O: within 64 bits, and no two of its elements at one place (each dimension's
-// stride at least the span of the dimensions nested inside it, in stride order).
+// stride at least the span of the dimensions nested inside it, in stride order:
+// from the first element of the nested block to one past its last, so a row of
+// H heads D + 1 apart spans (H - 1) * (D + 1) + D elements, not H * (D + 1)).
 void check_output(const AttentionProblem& p) {
   const AttentionShape& sh = p.shape;
   const TensorStrides st = p.strides_o();
@@ -70,7 +72,7 @@ void check_output(const AttentionProblem& p) {
   for (const auto& [stride, count] : dims) {
     if (count == 1) continue;
     if (stride < span) refuse(fmt::format("O's strides ({}) make its elements overlap", describe(st)));
-    span = *checked::mul(stride, count);  // <= the extent, which fits
+    span += *checked::mul(stride, count - 1);  // <= the extent, which fits
   }
 }
 
