@@ -248,7 +248,7 @@ class Simulation {
   // at least 16 of them) the one part holding its keys.
   KpackRange parts_read(const AttentionOp& op) const {
     if (op.operand == KvOperand::k || !op.kpack) return {0, parts_ - 1};
-    const KpackRange keys = kpack_range(s_, op);
+    const KpackRange keys = geo_.kpack_range(op);
     return {16 * keys.first * parts_ / s_.block_k, 16 * keys.last * parts_ / s_.block_k};
   }
 
