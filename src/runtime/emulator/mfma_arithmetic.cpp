@@ -1,6 +1,8 @@
 #include "runtime/emulator/mfma_arithmetic.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "common/mfma_fused_groups.hpp"
@@ -53,21 +55,62 @@ __attribute__((target("avx2,fma"))) void chain_rows(const float* a, ALayout al, 
     }
 }
 
+// The same with 16-wide FMAs where the host has AVX-512: a 16-element row is one register.
+template <int N, int K, int kRows>
+__attribute__((target("avx512f"))) void chain_rows_512(const float* a, ALayout al, const float* b, float* acc,
+                                                       int row0) {
+  constexpr int kVecs = N / 16;
+  __m512 sum[kRows][kVecs];
+  for (int r = 0; r < kRows; ++r)
+    for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm512_loadu_ps(acc + (row0 + r) * N + 16 * v);
+  for (int kk = 0; kk < K; ++kk) {
+    __m512 bv[kVecs];
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_ps(b + kk * N + 16 * v);
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 ai = _mm512_set1_ps(a[(row0 + r) * al.row + kk * al.col]);
+      for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm512_fmadd_ps(ai, bv[v], sum[r][v]);
+    }
+  }
+  const __m512 default_nan = _mm512_set1_ps(gfx950::default_nan());
+  for (int r = 0; r < kRows; ++r)
+    for (int v = 0; v < kVecs; ++v) {
+      const __mmask16 nan = _mm512_cmp_ps_mask(sum[r][v], sum[r][v], _CMP_UNORD_Q);
+      _mm512_storeu_ps(acc + (row0 + r) * N + 16 * v, _mm512_mask_blend_ps(nan, sum[r][v], default_nan));
+    }
+}
+
+
+// The widest FMA path the host has; CDNA4_EMULATOR_SIMD=avx2 or =portable
+// narrows it (the tests run each path on a host that has them all).
+enum class Simd { portable, avx2, avx512 };
+Simd host_simd() {
+  static const Simd simd = [] {
+    const char* want = std::getenv("CDNA4_EMULATOR_SIMD");
+    const std::string_view w = want ? want : "";
+    if (w == "portable" || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("avx2")) return Simd::portable;
+    if (w == "avx2" || !__builtin_cpu_supports("avx512f")) return Simd::avx2;
+    return Simd::avx512;
+  }();
+  return simd;
+}
+
 template <int M, int N, int K>
 void chain_fused(const float* a, ALayout al, const float* b, float* acc) {
+  if (host_simd() == Simd::avx512) {
+    constexpr int kRows = 128 / N;  // 8 rows of 16 or 4 rows of 32: 8 accumulators
+    for (int row = 0; row < M; row += kRows) chain_rows_512<N, K, kRows>(a, al, b, acc, row);
+    return;
+  }
   constexpr int kRows = 32 / N * 2;  // 4 rows of 16 or 2 rows of 32: 8 accumulators
   for (int row = 0; row < M; row += kRows) chain_rows<N, K, kRows>(a, al, b, acc, row);
 }
 
-bool host_has_fma() {
-  static const bool has = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
-  return has;
-}
+
 #endif
 
 void fma_chain(int m, int n, int k, const float* a, ALayout al, const float* b, float* acc) {
 #if defined(__x86_64__)
-  if (host_has_fma()) {
+  if (host_simd() != Simd::portable) {
     if (m == 16 && n == 16 && k == 32) return chain_fused<16, 16, 32>(a, al, b, acc);
     if (m == 32 && n == 32 && k == 16) return chain_fused<32, 32, 16>(a, al, b, acc);
     if (m == 16 && n == 16 && k == 16) return chain_fused<16, 16, 16>(a, al, b, acc);
