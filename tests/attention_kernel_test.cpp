@@ -184,27 +184,27 @@ TEST_CASE("attention kernel: schedules and problems it cannot take are refused i
     change(s);
     return error_of([&] { compile_attention(s, shape); });
   };
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("dim must be 64 or 128"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("waves must be 4 or 8"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q must be 16 * waves"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k must be 32, 64 or 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 96; }), Catch::Contains("attn_fwd_d128: dim: expected 64 or 128, got 96"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.waves = 2; }), Catch::Contains("attn_fwd_d128: waves: expected 4 or 8, got 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_q = 128; }), Catch::Contains("block_q: expected 16 * waves = 64 (each wave owns 16 query rows), got 128"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 48; }), Catch::Contains("block_k: expected 32, 64 or 128, got 48"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.dim = 64, s.waves = 8, s.block_q = 128, s.block_k = 32; }),
-             Catch::Contains("not a whole number of G2S parts"));
+             Catch::Contains("must split into whole G2S parts of waves * 1024 = 8192 bytes"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128, s.lds_buffers = 3; }), Catch::Contains("LDS"));
   CHECK_THAT(refused([](AttentionSchedule& s) { s.block_k = 128; }), Catch::Contains("VGPRs"));
-  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages 1 or 2"));
+  CHECK_THAT(refused([](AttentionSchedule& s) { s.num_stages = 3; }), Catch::Contains("num_stages: expected 1 or 2, got 3"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[0].part = 4;
              }),
-             Catch::Contains("part must be 0 to 3"));
+             Catch::Contains("ops[0].part: expected an integer in 0..3, got 4"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
                s.ops[10].kpack = 4;
              }),
-             Catch::Contains("kpack must be 0 to 3"));
+             Catch::Contains("ops[10].kpack: expected an integer in 0..3, got 4"));
   CHECK_THAT(refused([](AttentionSchedule& s) {
                s.ops = plan(s).ops;
                s.num_stages.reset();
