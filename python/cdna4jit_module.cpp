@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "attention_check.hpp"
 #include "cdna4/attention.hpp"
 #include "cdna4/error.hpp"
 #include "cdna4/gemm.hpp"
@@ -187,9 +188,9 @@ AttentionSchedule attention_schedule(const py::object& schedule, int64_t dim) {
                                   fmt::format("schedules/attention/attn_fwd_d{}.json", dim));
 }
 
-py::object attention(const py::object& q, const py::object& k, const py::object& v, const py::object& schedule,
-                     const py::object& causal, const py::object& scale, const py::object& device,
-                     const py::object& return_lse) {
+py::object attention_forward(const py::object& q, const py::object& k, const py::object& v,
+                             const py::object& schedule, const py::object& causal, const py::object& scale,
+                             const py::object& device, const py::object& return_lse) {
   const python::AttentionHost host = python::attention_problem(q, k, v, causal, scale, return_lse);
   const AttentionSchedule s = attention_schedule(schedule, host.problem.shape.dim);
   DeviceArg dev(device);
@@ -213,6 +214,23 @@ py::object reference_attention(const py::object& q, const py::object& k, const p
     out = reference(host.problem, blocking, policy);
   }
   return python::attention_result(host.problem, out);
+}
+
+// docs/attention.md's tolerance against float64 for attention()'s fp32 O and
+// LSE on these inputs (tools/attention_check.hpp, as cdna4-attn --check applies it).
+py::object attention_tolerance(const py::object& q, const py::object& k, const py::object& v, const py::object& causal,
+                               const py::object& scale) {
+  const python::AttentionHost host = python::attention_problem(q, k, v, causal, scale, py::bool_(true));
+  const AttentionShape& s = host.problem.shape;
+  tools::Float64Tolerance t;
+  {
+    py::gil_scoped_release release;
+    t = tools::float64_tolerance(host.problem, reference_f64(host.problem));
+  }
+  py::array_t<double> o({s.batch, s.seqlen_q, s.heads, s.dim}), lse({s.batch, s.heads, s.seqlen_q});
+  std::memcpy(o.mutable_data(), t.o.data(), t.o.size() * sizeof(double));
+  std::memcpy(lse.mutable_data(), t.lse.data(), t.lse.size() * sizeof(double));
+  return py::make_tuple(o, lse);
 }
 
 }  // namespace
@@ -362,7 +380,7 @@ PYBIND11_MODULE(cdna4jit, mod) {
           "and the compile stats. timeline=False keeps no per-instruction timeline (memory grows with it). Every "
           "figure is modeled, not measured (docs/model.md).");
 
-  mod.def("attention", &attention, py::arg("q"), py::arg("k"), py::arg("v"), py::kw_only(),
+  mod.def("attention", &attention_forward, py::arg("q"), py::arg("k"), py::arg("v"), py::kw_only(),
           py::arg("schedule") = py::none(), py::arg("causal") = false, py::arg("scale") = py::none(),
           py::arg("device") = "emulator", py::arg("return_lse") = false,
           "Attention forward O = softmax(scale * q k^T) v (docs/attention.md) with q [B, Nq, H, D], k and v "
@@ -378,6 +396,13 @@ PYBIND11_MODULE(cdna4jit, mod) {
           py::arg("return_lse") = false, py::arg("mfma_policy") = to_string(MfmaPolicy::fp32_fma_chain_k_order),
           "The CPU policy reference attention() matches bit for bit (docs/attention.md, 'The policy reference'), "
           "blocked as the schedule's kernel; arguments and results as attention()'s.");
+
+  mod.def("attention_tolerance", &attention_tolerance, py::arg("q"), py::arg("k"), py::arg("v"), py::kw_only(),
+          py::arg("causal") = false, py::arg("scale") = py::none(),
+          "docs/attention.md's tolerance against float64 for attention()'s fp32 O and LSE on these inputs "
+          "(arguments as attention()'s): (o_tol float64 [B, Nq, H, D], lse_tol float64 [B, H, Nq]); a result is "
+          "right when |O - O64| <= o_tol and |LSE - LSE64| <= lse_tol elementwise, O64 and LSE64 the float64 "
+          "attention of the same bf16 values (a row that sees no key: O = +0 and LSE = -inf exactly).");
 
   mod.def(
       "reference_gemm",

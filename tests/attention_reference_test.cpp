@@ -54,10 +54,9 @@ struct Data {
   }
 };
 
-// The tolerance (docs/attention.md, "Tolerance against float64"): O within
-// 2^-8 * max|V| (P enters the second dot in bf16, 2^-9 relative per weight, and
-// a bf16 O rounds by up to 2^-9 relative, |O| <= max|V|); LSE within 2^-18 * (1 + |LSE|)
-// (fp32 scores, sums and transcendentals). cdna4-attn --check applies the same.
+// The tolerance: docs/attention.md, "Tolerance against float64" (per O element
+// and LSE value, from the keys the row sees, D and the output type), as
+// tools/attention_check.hpp computes it for cdna4-attn --check.
 using Errors = tools::Float64Errors;
 Errors compare(const AttentionProblem& p, const AttentionOutput& got, const AttentionValues& want) {
   return tools::float64_errors(p, got, want);

@@ -62,8 +62,8 @@ const std::string kUsage =
     "  --check                   compare O and the LSE with the policy reference bit for\n"
     "                            bit (print bit-exact: yes|no and the first difference)\n"
     "                            and with the float64 reference within docs/attention.md's\n"
-    "                            tolerance (|O - O64| <= 2^-8 max|V|, |LSE - LSE64| <=\n"
-    "                            2^-18 (1 + |LSE64|))\n"
+    "                            tolerance (per element, from the keys a row sees, D, the\n"
+    "                            output type and the row's magnitudes)\n"
     "  --device emulator|model|hsa\n"
     "                            where to run (default emulator); model runs on the emulator\n"
     "                            and prints the modeled gfx950 time, TFLOP/s (4 B H NQ NK D\n"
@@ -208,8 +208,11 @@ nlohmann::json check_json(const cdna4::tools::AttentionCheck& c) {
           {"first_difference", c.first_difference},
           {"max_error_o", c.f64.o},
           {"tolerance_o", c.f64.o_tolerance},
+          {"tolerance_share_o", c.f64.o_share},
           {"outside_tolerance_o", c.f64.o_outside},
           {"max_error_lse", c.f64.lse},
+          {"tolerance_lse", c.f64.lse_tolerance},
+          {"tolerance_share_lse", c.f64.lse_share},
           {"outside_tolerance_lse", c.f64.lse_outside},
           {"within_tolerance", c.f64.within()}};
 }
@@ -218,10 +221,11 @@ void print_check(const cdna4::tools::AttentionCheck& c) {
   fmt::print("bit-exact: {} ({} of {} O elements{} differ)\n", c.bit_exact() ? "yes" : "no", c.o_differ, c.o_elements,
              c.lse_rows ? fmt::format(", {} of {} LSE values", c.lse_differ, c.lse_rows) : "");
   if (!c.bit_exact()) fmt::print("first difference: {}\n", c.first_difference);
-  fmt::print("float64: max |O - O64| = {:.3g} (tolerance 2^-8 max|V| = {:.3g}, {} outside)", c.f64.o,
-             c.f64.o_tolerance, c.f64.o_outside);
+  fmt::print("float64: max |O - O64| = {:.3g} (its tolerance {:.3g}; at most {:.3g} of the tolerance, {} outside)",
+             c.f64.o, c.f64.o_tolerance, c.f64.o_share, c.f64.o_outside);
   if (c.lse_rows)
-    fmt::print("; max |LSE - LSE64| = {:.3g} (tolerance 2^-18 (1 + |LSE64|), {} outside)", c.f64.lse, c.f64.lse_outside);
+    fmt::print("; max |LSE - LSE64| = {:.3g} (its tolerance {:.3g}; at most {:.3g} of the tolerance, {} outside)",
+               c.f64.lse, c.f64.lse_tolerance, c.f64.lse_share, c.f64.lse_outside);
   fmt::print("; {}\n", c.f64.within() ? "within tolerance" : "OUTSIDE tolerance");
 }
 

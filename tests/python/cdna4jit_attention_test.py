@@ -3,7 +3,8 @@
 Every result is compared bit for bit with the library's policy reference
 (cdna4jit.reference_attention, the blocked online softmax the kernel follows)
 and with a float64 attention written here in NumPy, within docs/attention.md's
-tolerance: |O - O64| <= 2^-8 max|V| and |LSE - LSE64| <= 2^-18 (1 + |LSE64|).
+tolerance as cdna4jit.attention_tolerance gives it (tools/attention_check.hpp,
+the bound cdna4-attn --check and the C++ tests apply), per element of O and LSE.
 """
 import os
 import unittest
@@ -67,11 +68,13 @@ class AttentionTest(unittest.TestCase):
         d = q.shape[3]
         s = np.float64(np.float32(1 / np.sqrt(d)) if scale is None else np.float32(scale))
         o64, lse64 = attention_f64(bf16_values(q), bf16_values(k), bf16_values(v), causal, s)
-        v_max = np.abs(bf16_values(v)).max()
-        self.assertLessEqual(np.abs(o - o64).max(), 2.0 ** -8 * v_max)
+        o_tol, lse_tol = cdna4jit.attention_tolerance(q, k, v, causal=causal, scale=scale)
+        self.assertEqual(o_tol.shape, o.shape)
+        self.assertEqual(lse_tol.shape, lse.shape)
+        self.assertTrue(np.all(np.abs(o - o64) <= o_tol))
         finite = np.isfinite(lse64)
         np.testing.assert_array_equal(lse[~finite], lse64[~finite])  # -inf where a row sees no key
-        self.assertTrue(np.all(np.abs(lse[finite] - lse64[finite]) <= 2.0 ** -18 * (1 + np.abs(lse64[finite]))))
+        self.assertTrue(np.all(np.abs(lse[finite] - lse64[finite]) <= lse_tol[finite]))
         return o, lse
 
     def test_shapes_of_every_kind(self):
@@ -88,6 +91,18 @@ class AttentionTest(unittest.TestCase):
                 if causal and nq > nk:
                     self.assertTrue(np.all(lse[:, :, : nq - nk] == -np.inf))
                     self.assertTrue(np.all(o[:, : nq - nk] == 0))
+
+    def test_tolerance_refuses_wrong_results(self):
+        q, k, v = tensors(2, 63, 65, 8, 1, 128, 3)
+        o64, lse64 = attention_f64(bf16_values(q), bf16_values(k), bf16_values(v), True, np.float64(np.float32(128 ** -0.5)))
+        o_tol, lse_tol = cdna4jit.attention_tolerance(q, k, v, causal=True)
+        o, lse = cdna4jit.reference_attention(q, k, v, causal=True, return_lse=True)
+        self.assertTrue(np.all(np.abs(o - o64) <= o_tol))
+        self.assertTrue(np.any(np.abs(0.99 * o - o64) > o_tol))
+        # Key 0 dropped (the bottom-right causal mask keeps the other keys of each row).
+        o_dropped, lse_dropped = cdna4jit.reference_attention(q, k[:, 1:], v[:, 1:], causal=True, return_lse=True)
+        self.assertTrue(np.any(np.abs(o_dropped - o64) > o_tol))
+        self.assertTrue(np.any(np.abs(lse_dropped - lse64) > lse_tol))
 
     def test_float32_is_rounded_once_to_bf16(self):
         rng = np.random.default_rng(7)

@@ -123,8 +123,9 @@ inline std::string first_difference(const AttentionData& data, const AttentionOu
 inline std::string beyond_tolerance(const AttentionData& data, const AttentionOutput& got) {
   const tools::Float64Errors e = tools::float64_errors(data.problem, got, reference_f64(data.problem));
   if (e.within()) return "";
-  return fmt::format("{} O elements past {} (largest |O - O64| {}), {} LSE values past 2^-18 (1 + |LSE64|) (largest "
-                     "|LSE - LSE64| {})", e.o_outside, e.o_tolerance, e.o, e.lse_outside, e.lse);
+  return fmt::format("{} O elements outside (largest |O - O64| {}, its tolerance {}; at most {} of the tolerance), "
+                     "{} LSE values outside (largest |LSE - LSE64| {}, its tolerance {}; at most {} of the tolerance)",
+                     e.o_outside, e.o, e.o_tolerance, e.o_share, e.lse_outside, e.lse, e.lse_tolerance, e.lse_share);
 }
 
 // One problem on one schedule, compiled once, launched in each mode: every run

@@ -47,7 +47,6 @@ AttentionOp read_op(const Reader& r, const AttentionSchedule& s, const json& v, 
   if (row.part) op.part = r.integer(r.need(v, path, "part", "a G2S part index"), path + ".part", detail::part_limit(g));
   if (row.kpack) op.kpack = r.optional_integer(v, path, "kpack", detail::kpack_limit(g, op.kind, op.operand));
   if (row.prio) op.prio = r.prio(v, path);
-  if (op.kind == AttentionOpKind::wait) r.need_wait_counts(path, op);
   check(r, detail::op_problem(s, op, path));
   return op;
 }

@@ -15,13 +15,13 @@ namespace {
 using K = AttentionOpKind;
 
 constexpr OpFields kOpFields[] = {
-    {K::g2s, true, true, false, false},      {K::s2r, true, false, true, false},
-    {K::dot_qk, false, false, true, false},  {K::mask, false, false, false, false},
-    {K::row_max, false, false, false, false}, {K::exp, false, false, false, false},
-    {K::row_sum, false, false, false, false}, {K::rescale_o, false, false, false, false},
-    {K::convert_p, false, false, true, false}, {K::dot_pv, false, false, true, false},
-    {K::barrier, false, false, false, false}, {K::setprio, false, false, false, true},
-    {K::wait, false, false, false, false},
+    {K::g2s, true, true, false, false, false},       {K::s2r, true, false, true, false, false},
+    {K::dot_qk, false, false, true, false, false},   {K::mask, false, false, false, false, false},
+    {K::row_max, false, false, false, false, false}, {K::exp, false, false, false, false, false},
+    {K::row_sum, false, false, false, false, false}, {K::rescale_o, false, false, false, false, false},
+    {K::convert_p, false, false, true, false, false}, {K::dot_pv, false, false, true, false, false},
+    {K::barrier, false, false, false, false, false}, {K::setprio, false, false, false, true, false},
+    {K::wait, false, false, false, false, true},
 };
 
 }  // namespace
@@ -67,6 +67,8 @@ MaybeProblem op_problem(const AttentionSchedule& s, const AttentionOp& op, const
   if (MaybeProblem p = op_timing_problem(op, path)) return p;
   const AttentionGeometry g = AttentionGeometry::of(s);
   const OpFields& fields = op_fields(op.kind);
+  if (fields.counts)
+    if (MaybeProblem p = wait_counts_problem(op, path)) return p;
   if (fields.part)
     if (MaybeProblem p = outside(part_limit(g), op.part, path + ".part")) return p;
   if (op.kpack && !fields.kpack)

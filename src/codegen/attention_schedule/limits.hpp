@@ -26,10 +26,11 @@ struct AttentionLimits {
 };  // stage, order, phase, waits and prio: kOpTiming (codegen/schedule/op_list.hpp)
 inline const AttentionLimits kAttentionLimits;
 
-// The fields an op of each kind has besides op, stage, order, phase, vmcnt, lgkmcnt.
+// The fields an op of each kind has besides op, stage, order, phase, vmcnt,
+// lgkmcnt; `counts`: it needs vmcnt, lgkmcnt or both (a wait op).
 struct OpFields {
   AttentionOpKind kind;
-  bool operand, part, kpack, prio;
+  bool operand, part, kpack, prio, counts;
 };
 const OpFields& op_fields(AttentionOpKind kind);
 
@@ -41,7 +42,7 @@ IntLimit kpack_limit(const AttentionGeometry& g, AttentionOpKind kind, KvOperand
 MaybeProblem geometry_problem(const AttentionSchedule& s);
 // lds_buffers K and V slots within a CU's LDS.
 MaybeProblem lds_problem(const AttentionSchedule& s);
-// One op (`path`: "ops[i]"): stage, order, phase, waits, part, kpack, prio.
+// One op (`path`: "ops[i]"): stage, order, phase, waits (a wait op's counts), part, kpack, prio.
 MaybeProblem op_problem(const AttentionSchedule& s, const AttentionOp& op, const std::string& path);
 // All of the above with the target, num_stages or ops (not both), unique orders.
 MaybeProblem schedule_problem(const AttentionSchedule& s);

@@ -146,7 +146,7 @@ class Reader {
   }
   template <typename Op>
   void need_wait_counts(const std::string& path, const Op& op) const {
-    if (!op.vmcnt && !op.lgkmcnt) fail(path, "a wait op needs vmcnt, lgkmcnt or both");
+    if (const MaybeProblem p = wait_counts_problem(op, path)) fail(p->path, p->message);
   }
 
   // "ops": a non-empty array of at most 4096 ops, each read by `read_op(v, path)`.

@@ -43,6 +43,13 @@ MaybeProblem op_timing_problem(const Op& op, const std::string& path) {
   return std::nullopt;
 }
 
+// A wait op's counts: a bare s_waitcnt needs at least one.
+template <typename Op>
+MaybeProblem wait_counts_problem(const Op& op, const std::string& path) {
+  if (op.vmcnt || op.lgkmcnt) return std::nullopt;
+  return FieldProblem{path, "a wait op needs vmcnt, lgkmcnt or both"};
+}
+
 // Op indices in emission order (ascending `order`; ties keep array order).
 template <typename Op>
 std::vector<int> emission_order(const std::vector<Op>& ops) {
