@@ -109,9 +109,10 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
     for (uint32_t d = 0; d < (bytes + 3) / 4; ++d) fetch(w, in.src[0], data[d], d);
     for (int l = 0; l < kLanes; ++l) {
       if (!((exec >> l) & 1)) continue;
-      if (contiguous && whole_lane_in_range(l)) {  // one check and one copy for the lane's dwords
-        const uint64_t address = lane_info(l, 0).address;
-        if (!mem.contains(address, bytes, region)) fail_region(w, in, address, bytes, l);
+      // One check and one copy for the lane's dwords when they lie in one region
+      // (else dword by dword, which names the dword outside every region).
+      if (const uint64_t address = lane_info(l, 0).address;
+          contiguous && whole_lane_in_range(l) && mem.contains(address, bytes, region)) {
         if (trace)
           for (uint32_t byte = 0; byte < bytes; byte += 4) trace->add(address + byte, 4, l);
         for (uint32_t byte = 0; byte < bytes; byte += 4) mem.write(address + byte, &data[byte / 4][l], 4);
@@ -146,9 +147,10 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   }
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
-    if (contiguous && whole_lane_in_range(l)) {  // one check and one copy for the lane's dwords
-      const uint64_t address = lane_info(l, 0).address;
-      if (!mem.contains(address, bytes, region)) fail_region(w, in, address, bytes, l);
+    // One check and one copy for the lane's dwords when they lie in one region
+    // (else dword by dword, which names the dword outside every region).
+    if (const uint64_t address = lane_info(l, 0).address;
+        contiguous && whole_lane_in_range(l) && mem.contains(address, bytes, region)) {
       uint32_t values[4];
       mem.read(address, values, bytes);
       if (trace)
