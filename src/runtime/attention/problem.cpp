@@ -80,12 +80,21 @@ void check_output(const AttentionProblem& p) {
 
 float AttentionShape::softmax_scale() const { return scale ? *scale : float(1.0 / std::sqrt(double(dim))); }
 
+namespace {
+// seqlen x heads x dim elements, refused in words when that does not fit 64 bits.
+int64_t packed_elements(int64_t seqlen, int64_t heads, int64_t dim) {
+  const auto n = checked::mul(seqlen, heads, dim);
+  if (!n) refuse(fmt::format("packed strides of S {} x H {} x D {} elements overflow 64 bits", seqlen, heads, dim));
+  return *n;
+}
+}  // namespace
+
 TensorStrides TensorStrides::bshd(int64_t seqlen, int64_t heads, int64_t dim) {
-  return {seqlen * heads * dim, heads * dim, dim};
+  return {packed_elements(seqlen, heads, dim), heads * dim, dim};
 }
 
 TensorStrides TensorStrides::bhsd(int64_t seqlen, int64_t heads, int64_t dim) {
-  return {heads * seqlen * dim, dim, seqlen * dim};
+  return {packed_elements(seqlen, heads, dim), dim, seqlen * dim};
 }
 
 TensorStrides AttentionProblem::strides_q() const {
