@@ -157,8 +157,8 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
         for (uint32_t byte = 0; byte < bytes; byte += 4) trace->add(address + byte, 4, l);
       if (to_lds) {
         const uint32_t at = lds_base + l * lds_stride;
-        check_lds_range(w, in, at, bytes);
         for (uint32_t d = 0; d < bytes / 4; ++d) {
+          check_lds_range(w, in, at + 4 * d, 4);  // per dword: an error names the first dword outside LDS
           op.lds_address.push_back(at + 4 * d);
           op.values.push_back(values[d]);
         }
