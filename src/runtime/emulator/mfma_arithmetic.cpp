@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
-#include <vector>
 
 #include "common/mfma_fused_groups.hpp"
 #include "common/nan_rules.hpp"
@@ -128,17 +127,27 @@ void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* 
   fma_chain(m, n, k, a, {k, 1}, b, acc);
 }
 
-void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
-                       gfx950::Element tb) {
+namespace {
+// The fused groups on A at any layout: each group of A's row is gathered, as B's column is.
+void fused_groups(int m, int n, int k, const float* a, ALayout al, const float* b, float* acc, gfx950::Element ta,
+                  gfx950::Element tb) {
   const int group = gfx950::fused_group_size(ta);
-  float column[16];
+  float row[16], column[16];
   for (int j = 0; j < n; ++j)
     for (int k0 = 0; k0 < k; k0 += group) {
       const int count = std::min(group, k - k0);
       for (int x = 0; x < count; ++x) column[x] = b[(k0 + x) * n + j];
-      for (int i = 0; i < m; ++i)
-        acc[i * n + j] = gfx950::fused_group_step(a + i * k + k0, column, count, ta, tb, acc[i * n + j]);
+      for (int i = 0; i < m; ++i) {
+        for (int x = 0; x < count; ++x) row[x] = a[i * al.row + (k0 + x) * al.col];
+        acc[i * n + j] = gfx950::fused_group_step(row, column, count, ta, tb, acc[i * n + j]);
+      }
     }
+}
+}  // namespace
+
+void mfma_fused_groups(int m, int n, int k, const float* a, const float* b, float* acc, gfx950::Element ta,
+                       gfx950::Element tb) {
+  fused_groups(m, n, k, a, {k, 1}, b, acc, ta, tb);
 }
 
 void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, const float* b, float* acc,
@@ -150,10 +159,7 @@ void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, con
 void mfma_accumulate_k_major_a(MfmaPolicy policy, int m, int n, int k, const float* a_k_major, const float* b,
                                float* acc, gfx950::Element ta, gfx950::Element tb) {
   if (policy == MfmaPolicy::fp32_fma_chain_k_order) return fma_chain(m, n, k, a_k_major, {1, m}, b, acc);
-  std::vector<float> a(size_t(m) * size_t(k));  // the fused groups read A's rows
-  for (int i = 0; i < m; ++i)
-    for (int kk = 0; kk < k; ++kk) a[size_t(i * k + kk)] = a_k_major[kk * m + i];
-  mfma_fused_groups(m, n, k, a.data(), b, acc, ta, tb);
+  fused_groups(m, n, k, a_k_major, {1, m}, b, acc, ta, tb);
 }
 
 }  // namespace cdna4::emu
