@@ -1,12 +1,18 @@
 // Emulator throughput: emulated MFMA multiply-accumulates per second on an
 // MFMA-bound kernel and on a generated 1024^3 bf16 GEMM, next to a plain
-// native fp32 GEMM loop on this machine.
+// native fp32 GEMM loop on this machine; what each emulator feature costs; the
+// generated GEMMs and, given their code objects (--hipkittens DIR, --aiter DIR,
+// docs/emulator.md "Foreign kernels"), foreign ones beside OpenBLAS sgemm.
+//
+//   bench_emulator [--hipkittens DIR] [--aiter DIR]
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -17,6 +23,7 @@
 #include "cdna4/schedule.hpp"
 #include "codegen/assembler.hpp"
 #include "codegen/kernel_descriptor.hpp"
+#include "foreign_kernels.hpp"
 #include "runtime/emulator/emulator.hpp"
 #include "runtime/emulator/mfma_arithmetic.hpp"
 
@@ -288,9 +295,111 @@ void low_precision_workload(unsigned hw) {
   }
 }
 
+
+// What each feature costs on the 1024^3 baseline, all threads: instant
+// completion is the floor; randomized completion adds the late, reordered
+// memory operations and LDS race tracking; timed adds lockstep issue and
+// latencies; the model device adds the traces of one CU's workgroups; the
+// launch limits (instruction count, wall clock) are on in every row but the
+// last, which turns them off.
+void feature_costs(unsigned hw) {
+  const int n = 1024;
+  const cdna4::Schedule s =
+      cdna4::load_schedule(std::string(CDNA4_SOURCE_DIR) + "/schedules/baseline_256x256x64_w8.json");
+  const auto a = to_bf16(small_integers(size_t(n) * n, 9, 4)), b = to_bf16(small_integers(size_t(n) * n, 7, 3));
+  struct Row {
+    const char* name;
+    bool model, instant, timed, limits;
+  };
+  fmt::print("\nwhat each emulator feature costs, 1024^3 baseline_256x256x64_w8, {} threads (best of 2)\n", hw);
+  double floor = 0;
+  for (const Row& r : {Row{"instant completion", false, true, false, true},
+                       Row{"randomized completion + LDS race tracking", false, false, false, true},
+                       Row{"timed (lockstep issue, gfx950 latencies)", false, false, true, true},
+                       Row{"model device (randomized + one CU's traces)", true, false, false, true},
+                       Row{"instant completion, no launch limits", false, true, false, false}}) {
+    cdna4::EmulatorConfig config;
+    config.instant_completion = r.instant;
+    config.timed = r.timed;
+    config.threads = hw;
+    if (!r.limits) config.max_instructions = 0, config.time_limit_seconds = 0;
+    cdna4::Device device = r.model ? cdna4::Device::model(config) : cdna4::Device::emulator(config);
+    double best = 1e30;
+    for (int rep = 0; rep < 2; ++rep) {
+      auto t0 = Clock::now();
+      cdna4::run_gemm(device, s, square_problem(n, bytes_of(a), bytes_of(b)));
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    if (floor == 0) floor = best;
+    fmt::print("{:<46} {:.3f} s wall (run_gemm), {:.2f}x instant\n", r.name, best, best / floor);
+  }
+}
+
+// Foreign bf16 GEMMs at 1024^3 (HipKittens' 16x32 kernel, AITER's
+// bf16_tn_256x256) in the three modes, beside OpenBLAS on the same threads.
+void foreign_rows(const std::string& hipkittens, const std::string& aiter, unsigned hw) {
+  if (hipkittens.empty() && aiter.empty()) {
+    fmt::print("\nforeign kernels: not run (--hipkittens DIR / --aiter DIR; docs/emulator.md \"Foreign kernels\")\n");
+    return;
+  }
+  const int64_t n = 1024;
+  const double blas = openblas_gmacs(int(n), hw);
+  fmt::print("\nforeign bf16 GEMMs, {}^3, {} threads; OpenBLAS sgemm {:.2f} GMAC/s\n", n, hw, blas);
+  const auto a = to_bf16(small_integers(size_t(n * n), 9, 4)), b = to_bf16(small_integers(size_t(n * n), 7, 3));
+  cdna4::EmulatorConfig config;
+  config.threads = hw;
+  cdna4::Device dev = cdna4::Device::emulator(config);
+  cdna4::Buffer da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2), dc = dev.alloc(size_t(n * n) * 4);
+  da.upload(a);
+  db.upload(b);
+  cdna4::Buffer sema = dev.alloc(16 * 64 * 4);
+  struct Kernel {
+    std::string name, file;
+    std::function<cdna4::LaunchStats(const cdna4::Kernel&, cdna4::LaunchOptions)> launch;
+  };
+  std::vector<Kernel> kernels;
+  if (!hipkittens.empty())
+    kernels.push_back({"hipkittens 16x32", foreign::hipkittens_file(hipkittens, "16x32", n),
+                       [&](const cdna4::Kernel& k, cdna4::LaunchOptions o) {
+                         return foreign::launch_hipkittens(dev, k, n, da, db, dc, o);
+                       }});
+  if (!aiter.empty())
+    kernels.push_back({"aiter bf16_tn_256x256", aiter + "/bf16gemm_bf16_tn_256x256.co",
+                       [&](const cdna4::Kernel& k, cdna4::LaunchOptions o) {
+                         sema.fill_zero();
+                         return foreign::launch_aiter(dev, k, foreign::kAiterKernels[0], n, n, n, da, db, dc, sema, true, o);
+                       }});
+  for (const Kernel& k : kernels) {
+    const cdna4::Kernel kernel = cdna4::Kernel::from_file(k.file);
+    for (const char* mode : {"instant", "randomized", "timed"}) {
+      cdna4::LaunchOptions o;
+      o.on_race = cdna4::OnRace::Report;
+      o.instant_completion = std::string(mode) == "instant";
+      o.timed = std::string(mode) == "timed";
+      double best = 1e30, macs = 0;
+      for (int rep = 0; rep < 2; ++rep) {
+        const cdna4::LaunchStats st = k.launch(kernel, o);
+        if (st.seconds < best) best = st.seconds, macs = double(st.mfma_macs);
+      }
+      fmt::print("{} ({}): emulated {:.2f} GMAC/s, ratio {:.3f}x of OpenBLAS\n", k.name, mode, macs / best / 1e9,
+                 blas > 0 ? macs / best / 1e9 / blas : 0.0);
+    }
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::string hipkittens, aiter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--hipkittens" || arg == "--aiter") && i + 1 < argc) {
+      (arg == "--hipkittens" ? hipkittens : aiter) = argv[++i];
+    } else {
+      fmt::print(stderr, "usage: bench_emulator [--hipkittens DIR] [--aiter DIR] (unknown or incomplete: {})\n", arg);
+      return 2;
+    }
+  }
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   fmt::print("cdna4 emulator benchmark (MFMA policy {}; host threads available: {})\n", cdna4::emu::kMfmaPolicy, hw);
   const int small_n = 512;
@@ -318,6 +427,8 @@ int main() {
   fmt::print("ratio = native MAC/s / emulated MAC/s on one thread (goal: <= 4x)\n");
   gemm_workload(hw);
   low_precision_workload(hw);
+  feature_costs(hw);
   against_openblas(hw);
+  foreign_rows(hipkittens, aiter, hw);
   return 0;
 }
