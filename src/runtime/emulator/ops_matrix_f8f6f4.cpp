@@ -33,11 +33,30 @@ const std::array<std::array<float, 256>, kFormats>& value_tables() {
   return tables;
 }
 
-uint32_t element_bits(const Wave& w, uint32_t first_reg, int lane, int e, int width) {
-  const int bit = width * e, reg = bit / 32, shift = bit % 32;
-  uint64_t word = w.v(first_reg + reg)[lane];
-  if (shift + width > 32) word |= uint64_t(w.v(first_reg + reg + 1)[lane]) << 32;
-  return uint32_t(word >> shift) & ((1u << width) - 1);
+// Lane `lane`'s `count` elements of `width` bits (one bit string over its
+// registers first_reg, first_reg + 1, ...) as values, to out[0], out[stride], ...
+void unpack_lane(const Wave& w, uint32_t first_reg, int lane, int count, int width, const std::array<float, 256>& table,
+                 float* out, int stride) {
+  const int regs = (count * width + 31) / 32;
+  if (width == 8) {  // fp8 / bf8: byte b of register r is element 4 r + b
+    for (int r = 0; r < regs; ++r) {
+      const uint32_t x = w.v(first_reg + r)[lane];
+      float* o = out + 4 * r * stride;
+      o[0] = table[x & 0xff];
+      o[stride] = table[(x >> 8) & 0xff];
+      o[2 * stride] = table[(x >> 16) & 0xff];
+      o[3 * stride] = table[x >> 24];
+    }
+    return;
+  }
+  uint32_t word[9] = {};  // up to 8 registers (32 fp8 elements) and a zero past them
+  for (int r = 0; r < regs; ++r) word[r] = w.v(first_reg + r)[lane];
+  const uint32_t mask = (1u << width) - 1;
+  for (int e = 0; e < count; ++e) {
+    const int bit = width * e;
+    const uint64_t window = word[bit / 32] | uint64_t(word[bit / 32 + 1]) << 32;
+    out[e * stride] = table[uint32_t(window >> (bit % 32)) & mask];
+  }
 }
 
 // Whether v * 2^s is exact in fp32 for every finite value v of type f: the
@@ -70,13 +89,15 @@ void mfma_f8f6f4_multiply(const Wave& w, const Inst& in, const gfx950::MfmaInfo&
   for (int operand = 0; operand < 2; ++operand) {
     const auto& table = value_tables()[formats[operand]];
     const ElementInfo& f = gfx950::element_info(*gfx950::f8f6f4_element(formats[operand]));
-    for (int l = 0; l < kLanes; ++l) {
-      const uint8_t s = scales[operand][l];
-      exact = exact && (s == gfx950::kScaleNaN || scales_exactly(f, s - gfx950::kScaleBias));
-      for (int e = 0; e < per_lane; ++e)
-        values[operand][index(operand, l % M, per_lane * (l / M) + e)] =
-            table[element_bits(w, in.src[operand].index, l, e, f.bits)];
-    }
+    const int x_count = operand == 0 ? M : N, stride = operand == 0 ? 1 : N;
+    for (int l = 0; l < kLanes; ++l)
+      unpack_lane(w, in.src[operand].index, l, per_lane, f.bits, table,
+                  values[operand] + index(operand, l % x_count, per_lane * (l / x_count)), stride);
+    if (kind.scaled)  // unscaled elements (scale 1.0) are fp32 values
+      for (int l = 0; l < kLanes; ++l) {
+        const uint8_t s = scales[operand][l];
+        exact = exact && (s == gfx950::kScaleNaN || scales_exactly(f, s - gfx950::kScaleBias));
+      }
   }
   if (exact) {  // scaled elements are fp32 values: the fp32 chain forms each product exactly
     if (kind.scaled)
