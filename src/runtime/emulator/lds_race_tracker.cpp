@@ -1,5 +1,7 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 
+#include <algorithm>
+
 #include "runtime/emulator/async_queue.hpp"
 
 namespace cdna4::emu {
@@ -8,48 +10,44 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
   uint32_t dwords = (lds_bytes + 3) / 4;
   if (waves != waves_ || writers_.size() < dwords) {
     waves_ = waves;
+    reader_stride_ = (waves + kWaveBlock - 1) / kWaveBlock * kWaveBlock;
     writers_.assign(dwords, Writer{});
-    readers_.assign(size_t(dwords) * waves, Reader{});
+    reader_seq_.assign(size_t(dwords) * reader_stride_, 0);
+    reader_inst_.assign(size_t(dwords) * reader_stride_, 0);
+    safe_.assign(size_t(waves) * kClasses, Safe{});
+    reader_safe_.assign(reader_stride_, kAlwaysSafe);  // the padding waves never read
     generation_ = 0;
   }
   ++generation_;  // invalidates every record lazily
-  reader_memo_.assign(waves, Verdict{});
-  writer_memo_ = Verdict{};
   checking_ = LdsAccess{};
 }
 
-void LdsRaceTracker::begin(const LdsAccess& a) {
-  if (a.wave == checking_.wave && a.cls == checking_.cls && a.seq == checking_.seq && a.epoch == checking_.epoch &&
-      a.write == checking_.write)
-    return;
+void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   checking_ = a;
-  writer_memo_ = Verdict{};
-  for (Verdict& v : reader_memo_) v = Verdict{};
+  states_ = &states;
+  if (++stamp_ == 0) {  // wrapped: no remembered safe point may pass for current
+    std::fill(safe_.begin(), safe_.end(), Safe{});
+    stamp_ = 1;
+  }
+  if (a.write)
+    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = safe_upto(r, AsyncClass::Lds);
 }
 
-void LdsRaceTracker::touch(uint32_t dword) {
-  Writer& w = writers_[dword];
-  if (w.generation == generation_) return;
-  w = Writer{generation_, 0, 0, 0, AsyncClass::None};
-  Reader* r = &readers_[size_t(dword) * waves_];
-  for (uint32_t i = 0; i < waves_; ++i) r[i] = Reader{};
+// Within one wave one queue completes in order, two queues do not: the other
+// queue's operation is safe once waited for. Another wave's operation is safe
+// once waited for in an epoch (barriers passed) before the checking wave's:
+// the last checkpoint of an earlier epoch covers every safe one (checkpoints
+// grow in both sequence number and epoch).
+uint32_t LdsRaceTracker::compute_safe_upto(uint16_t wave, AsyncClass cls) const {
+  if (cls == AsyncClass::None) return kAlwaysSafe;  // no write recorded
+  const AsyncState& other = *(*states_)[wave];
+  if (wave == checking_.wave) return cls == checking_.cls ? kAlwaysSafe : other.guaranteed_upto[int(cls)];
+  const auto& cp = other.checkpoints[int(cls)];
+  auto it = std::partition_point(cp.begin(), cp.end(), [&](auto& p) { return p.second < checking_.epoch; });
+  return it == cp.begin() ? 0 : std::prev(it)->first;
 }
 
-bool LdsRaceTracker::decide(const LdsAccess& a, uint16_t other_wave, AsyncClass other_cls, uint32_t other_seq,
-                            const std::vector<const AsyncState*>& states, Verdict& memo) {
-  const AsyncState& other = *states[other_wave];
-  bool conflict;
-  if (other_wave == a.wave)  // one queue completes in order; two queues do not
-    conflict = other_cls != a.cls && !other.guaranteed(other_cls, other_seq);
-  else
-    conflict = a.epoch <= other.guarantee_epoch(other_cls, other_seq);
-  memo = Verdict{other_wave, other_cls, other_seq, conflict};
-  return conflict;
-}
-
-std::optional<LdsConflict> LdsRaceTracker::access(uint32_t first, uint32_t count, const LdsAccess& a,
-                                                  const std::vector<const AsyncState*>& states) {
-  begin(a);
+std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {
   std::optional<LdsConflict> found;
   // Starts the conflict or grows it by one dword; false when `c` is another one.
   auto note = [&](const LdsConflict& c) {
@@ -66,18 +64,16 @@ std::optional<LdsConflict> LdsRaceTracker::access(uint32_t first, uint32_t count
     touch(d);
     const bool open = !found || found->byte_address + found->bytes == d * 4;
     bool noted = false;
-    Writer& w = writers_[d];
-    if (open && w.cls != AsyncClass::None && conflicts(a, w.wave, w.cls, w.seq, states, writer_memo_))
-      noted = note(LdsConflict{d * 4, 4, w.wave, w.inst, true, w.cls, w.seq});
-    Reader* readers = &readers_[size_t(d) * waves_];
-    if (a.write) {
+    const Writer& w = writers_[d];
+    if (open && writer_conflicts(w)) noted = note(LdsConflict{d * 4, 4, w.wave, w.inst, true, w.cls, w.seq});
+    if (checking_.write) {
+      const uint32_t* seq = readers_of(d);
+      const uint32_t* inst = &reader_inst_[size_t(d) * reader_stride_];
       for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
-        if (readers[r].seq != 0 && conflicts(a, r, AsyncClass::Lds, readers[r].seq, states, reader_memo_[r]))
-          noted = note(LdsConflict{d * 4, 4, r, readers[r].inst, false, AsyncClass::Lds, readers[r].seq});
-      w = Writer{generation_, a.seq, a.inst, a.wave, a.cls};
-    } else {
-      readers[a.wave] = Reader{a.seq, a.inst};
+        if (seq[r] > reader_safe_[r])
+          noted = note(LdsConflict{d * 4, 4, r, inst[r], false, AsyncClass::Lds, seq[r]});
     }
+    record(d);
   }
   return found;
 }
