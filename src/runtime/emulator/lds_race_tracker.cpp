@@ -1,36 +1,45 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/emulator/async_queue.hpp"
 
 namespace cdna4::emu {
 
 void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
-  uint32_t dwords = (lds_bytes + 3) / 4;
-  if (waves != waves_ || writers_.size() < dwords) {
+  const uint32_t dwords = (lds_bytes + 3) / 4;
+  if (waves != waves_ || writer_seq_.size() < dwords) {
     waves_ = waves;
     reader_stride_ = (waves + kWaveBlock - 1) / kWaveBlock * kWaveBlock;
-    writers_.assign(dwords, Writer{});
-    reader_seq_.assign(size_t(dwords) * reader_stride_, 0);
+    writer_seq_.assign(dwords, 0);
+    writer_inst_.assign(dwords, 0);
+    writer_key_.assign(dwords, 0);
+    reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
     reader_inst_.assign(size_t(dwords) * reader_stride_, 0);
-    safe_.assign(size_t(waves) * kClasses, Safe{});
-    reader_safe_.assign(reader_stride_, kAlwaysSafe);  // the padding waves never read
-    generation_ = 0;
+    safe_.assign(size_t(waves) * kClasses, 0);
+    safe_stamp_.assign(size_t(waves) * kClasses, 0);
+    reader_safe_.assign(reader_stride_, biased(kAlwaysSafe));  // the padding waves never read
+    stamp_ = 0;
+  } else if (touched_first_ < touched_end_) {
+    std::fill(writer_seq_.begin() + touched_first_, writer_seq_.begin() + touched_end_, 0);
+    std::fill(reader_seq_.begin() + size_t(touched_first_) * reader_stride_,
+              reader_seq_.begin() + size_t(touched_end_) * reader_stride_, biased(0));
   }
-  ++generation_;  // invalidates every record lazily
-  checking_ = LdsAccess{};
+  touched_first_ = ~0u;
+  touched_end_ = 0;
 }
 
 void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   checking_ = a;
   states_ = &states;
-  if (++stamp_ == 0) {  // wrapped: no remembered safe point may pass for current
-    std::fill(safe_.begin(), safe_.end(), Safe{});
+  std::fill(safe_.begin(), safe_.end(), 0);
+  if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
+    std::fill(safe_stamp_.begin(), safe_stamp_.end(), 0);
     stamp_ = 1;
   }
   if (a.write)
-    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = safe_upto(r, AsyncClass::Lds);
+    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = biased(safe_upto(key(r, AsyncClass::Lds)));
 }
 
 // Within one wave one queue completes in order, two queues do not: the other
@@ -38,13 +47,92 @@ void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncStat
 // once waited for in an epoch (barriers passed) before the checking wave's:
 // the last checkpoint of an earlier epoch covers every safe one (checkpoints
 // grow in both sequence number and epoch).
-uint32_t LdsRaceTracker::compute_safe_upto(uint16_t wave, AsyncClass cls) const {
-  if (cls == AsyncClass::None) return kAlwaysSafe;  // no write recorded
+void LdsRaceTracker::settle(uint32_t k) {
+  const uint16_t wave = uint16_t(k / kClasses);
+  const AsyncClass cls = AsyncClass(k % kClasses);
   const AsyncState& other = *(*states_)[wave];
-  if (wave == checking_.wave) return cls == checking_.cls ? kAlwaysSafe : other.guaranteed_upto[int(cls)];
-  const auto& cp = other.checkpoints[int(cls)];
-  auto it = std::partition_point(cp.begin(), cp.end(), [&](auto& p) { return p.second < checking_.epoch; });
-  return it == cp.begin() ? 0 : std::prev(it)->first;
+  uint32_t upto;
+  if (cls == AsyncClass::None) {
+    upto = kAlwaysSafe;  // no write recorded
+  } else if (wave == checking_.wave) {
+    upto = cls == checking_.cls ? kAlwaysSafe : other.guaranteed_upto[int(cls)];
+  } else {
+    const auto& cp = other.checkpoints[int(cls)];
+    auto it = std::partition_point(cp.begin(), cp.end(), [&](auto& p) { return p.second < checking_.epoch; });
+    upto = it == cp.begin() ? 0 : std::prev(it)->first;
+  }
+  safe_[k] = upto;
+  safe_stamp_[k] = stamp_;
+}
+
+inline bool LdsRaceTracker::readers_conflict(uint32_t d) const {
+  using Four = int32_t __attribute__((vector_size(16)));
+  const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
+  Four above{};
+  for (uint32_t r = 0; r < reader_stride_; r += 4) {
+    Four s, safe;
+    std::memcpy(&s, seq + r, sizeof s);
+    std::memcpy(&safe, &reader_safe_[r], sizeof safe);
+    above |= s > safe;
+  }
+  uint64_t halves[2];
+  std::memcpy(halves, &above, sizeof halves);
+  return (halves[0] | halves[1]) != 0;
+}
+
+std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t count) {
+  for (uint32_t d = first; d < first + count; ++d)
+    if (writer_conflicts(d) || (checking_.write && readers_conflict(d))) return walk(first, count);
+  for (uint32_t d = first; d < first + count; ++d) record(d);
+  return std::nullopt;
+}
+
+// The quick check compares against safe points as they stand (0 until settled)
+// and leaves anything it doubts to recheck().
+template <bool kWrite>
+std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_t count) {
+  const uint32_t* writer_seq = writer_seq_.data();
+  const uint16_t* writer_key = writer_key_.data();
+  const uint32_t* safe = safe_.data();
+  const uint32_t seq = checking_.seq, inst = checking_.inst, stride = reader_stride_;
+  const uint16_t own_key = uint16_t(key(checking_.wave, checking_.cls));
+  int32_t* reader_seq = reader_seq_.data() + checking_.wave;
+  uint32_t* reader_inst = reader_inst_.data() + checking_.wave;
+  uint32_t lo = touched_first_, hi = touched_end_;
+  std::optional<LdsConflict> conflict;
+  for (size_t i = 0; i < count && !conflict; ++i) {
+    const uint32_t first = spans[i].first, end = first + spans[i].count;
+    lo = std::min(lo, first);
+    hi = std::max(hi, end);
+    bool quick = true;
+    if constexpr (kWrite) {
+      for (uint32_t d = first; d < end && quick; ++d)
+        quick = writer_seq[d] <= safe[writer_key[d]] && !readers_conflict(d);
+      if (quick)
+        for (uint32_t d = first; d < end; ++d) {
+          writer_seq_[d] = seq;
+          writer_inst_[d] = inst;
+          writer_key_[d] = own_key;
+        }
+    } else {
+      // A read's record changes no check of this access, so each dword is recorded once checked.
+      for (uint32_t d = first; d < end && quick; ++d) {
+        quick = writer_seq[d] <= safe[writer_key[d]];
+        reader_seq[size_t(d) * stride] = biased(seq);
+        reader_inst[size_t(d) * stride] = inst;
+      }
+    }
+    if (!quick) conflict = recheck(first, spans[i].count);
+  }
+  touched_first_ = lo;
+  touched_end_ = hi;
+  return conflict;
+}
+
+std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t count, const LdsAccess& a,
+                                                  const std::vector<const AsyncState*>& states) {
+  start(a, states);
+  return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
 }
 
 std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {
@@ -61,17 +149,19 @@ std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) 
     return same;
   };
   for (uint32_t d = first; d < first + count; ++d) {
-    touch(d);
     const bool open = !found || found->byte_address + found->bytes == d * 4;
     bool noted = false;
-    const Writer& w = writers_[d];
-    if (open && writer_conflicts(w)) noted = note(LdsConflict{d * 4, 4, w.wave, w.inst, true, w.cls, w.seq});
+    if (open && writer_conflicts(d)) {
+      const uint32_t k = writer_key_[d];
+      noted = note(LdsConflict{d * 4, 4, uint16_t(k / kClasses), writer_inst_[d], true, AsyncClass(k % kClasses),
+                               writer_seq_[d]});
+    }
     if (checking_.write) {
-      const uint32_t* seq = readers_of(d);
+      const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
       const uint32_t* inst = &reader_inst_[size_t(d) * reader_stride_];
       for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
         if (seq[r] > reader_safe_[r])
-          noted = note(LdsConflict{d * 4, 4, r, inst[r], false, AsyncClass::Lds, seq[r]});
+          noted = note(LdsConflict{d * 4, 4, r, inst[r], false, AsyncClass::Lds, unbiased(seq[r])});
     }
     record(d);
   }
