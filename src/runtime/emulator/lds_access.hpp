@@ -26,8 +26,18 @@ class LdsLanes {
  public:
   LdsLanes(Wave& w, const Inst& in, AsyncClass cls, bool write)
       : wave_(w), inst_(in), cls_(cls), write_(write), on_(w.wg->track_races) {}
+  // A lane right after the previous one joins its span: one check for both when neither conflicts.
   void add(uint32_t address, uint32_t bytes) {
-    if (on_) spans_[count_++] = LdsSpan{address / 4, (bytes + 3) / 4};
+    if (!on_) return;
+    const uint32_t first = address / 4, unit = (bytes + 3) / 4;
+    if (count_ > 0) {
+      LdsSpan& last = spans_[count_ - 1];
+      if (last.first + last.count == first && last.unit == unit) {
+        last.count += unit;
+        return;
+      }
+    }
+    spans_[count_++] = LdsSpan{first, unit, unit};
   }
   void track() {
     if (on_ && count_ > 0) track_spans();

@@ -17,7 +17,7 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     writer_key_.assign(dwords, 0);
     reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
     reader_inst_.assign(size_t(dwords) * reader_stride_, 0);
-    safe_.assign(size_t(waves) * kClasses, 0);
+    safe_.assign(size_t(waves) * kClasses * waves * kClasses, 0);
     safe_stamp_.assign(size_t(waves) * kClasses, 0);
     reader_safe_.assign(reader_stride_, biased(kAlwaysSafe));  // the padding waves never read
     stamp_ = 0;
@@ -28,12 +28,13 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
   }
   touched_first_ = ~0u;
   touched_end_ = 0;
+  std::fill(safe_.begin(), safe_.end(), 0);
 }
 
 void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   checking_ = a;
   states_ = &states;
-  std::fill(safe_.begin(), safe_.end(), 0);
+  safe_row_ = &safe_[size_t(key(a.wave, a.cls)) * waves_ * kClasses];
   if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
     std::fill(safe_stamp_.begin(), safe_stamp_.end(), 0);
     stamp_ = 1;
@@ -61,7 +62,7 @@ void LdsRaceTracker::settle(uint32_t k) {
     auto it = std::partition_point(cp.begin(), cp.end(), [&](auto& p) { return p.second < checking_.epoch; });
     upto = it == cp.begin() ? 0 : std::prev(it)->first;
   }
-  safe_[k] = upto;
+  safe_row_[k] = upto;
   safe_stamp_[k] = stamp_;
 }
 
@@ -69,11 +70,17 @@ inline bool LdsRaceTracker::readers_conflict(uint32_t d) const {
   using Four = int32_t __attribute__((vector_size(16)));
   const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
   Four above{};
-  for (uint32_t r = 0; r < reader_stride_; r += 4) {
+  auto compare = [&](uint32_t r) {
     Four s, safe;
     std::memcpy(&s, seq + r, sizeof s);
     std::memcpy(&safe, &reader_safe_[r], sizeof safe);
     above |= s > safe;
+  };
+  if (reader_stride_ == kWaveBlock) {  // up to 8 waves, the common case: unrolled
+    compare(0);
+    compare(4);
+  } else {
+    for (uint32_t r = 0; r < reader_stride_; r += 4) compare(r);
   }
   uint64_t halves[2];
   std::memcpy(halves, &above, sizeof halves);
@@ -88,45 +95,82 @@ std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t coun
 }
 
 // The quick check compares against safe points as they stand (0 until settled)
-// and leaves anything it doubts to recheck().
+// and leaves anything it doubts to recheck(). It works on local copies of the
+// arrays and the access (the compiler cannot tell the records from the members).
+struct LdsRaceTracker::Quick {
+  uint32_t* writer_seq;
+  uint16_t* writer_key;
+  uint32_t* writer_inst;
+  const uint32_t* safe;
+  int32_t* reader_seq;  // the checking wave's column
+  uint32_t* reader_inst;
+  uint32_t stride, seq, inst;
+  uint16_t own_key;
+};
+
+template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first, uint32_t end) const {
+  for (uint32_t d = first; d < end; ++d) {
+    if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
+    if constexpr (kWrite) {
+      if (readers_conflict(d)) return false;
+    } else {  // a read's record changes no check of this access, so each dword is recorded once checked
+      q.reader_seq[size_t(d) * q.stride] = biased(q.seq);
+      q.reader_inst[size_t(d) * q.stride] = q.inst;
+    }
+  }
+  if constexpr (kWrite)
+    for (uint32_t d = first; d < end; ++d) {
+      q.writer_seq[d] = q.seq;
+      q.writer_inst[d] = q.inst;
+      q.writer_key[d] = q.own_key;
+    }
+  return true;
+}
+
+void LdsRaceTracker::settle_writers(uint32_t first, uint32_t end) {
+  for (uint32_t d = first; d < end; ++d)
+    if (writer_seq_[d] > safe_row_[writer_key_[d]]) safe_upto(writer_key_[d]);
+}
+
+// A span the quick check doubted, mostly for safe points not settled yet. One
+// of several lanes that is still not clear is taken lane by lane, as the lanes
+// came: the ones before the conflicting lane are recorded, the ones after it
+// are not.
+template <bool kWrite> std::optional<LdsConflict> LdsRaceTracker::doubted(const Quick& q, const LdsSpan& span) {
+  const uint32_t end = span.first + span.count;
+  settle_writers(span.first, end);
+  if (quick<kWrite>(q, span.first, end)) return std::nullopt;
+  for (uint32_t lane = span.first; lane < end; lane += span.unit)
+    if (!quick<kWrite>(q, lane, lane + span.unit))
+      if (auto conflict = recheck(lane, span.unit)) return conflict;
+  return std::nullopt;
+}
+
 template <bool kWrite>
 std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_t count) {
-  const uint32_t* writer_seq = writer_seq_.data();
-  const uint16_t* writer_key = writer_key_.data();
-  const uint32_t* safe = safe_.data();
-  const uint32_t seq = checking_.seq, inst = checking_.inst, stride = reader_stride_;
-  const uint16_t own_key = uint16_t(key(checking_.wave, checking_.cls));
-  int32_t* reader_seq = reader_seq_.data() + checking_.wave;
-  uint32_t* reader_inst = reader_inst_.data() + checking_.wave;
-  uint32_t lo = touched_first_, hi = touched_end_;
-  std::optional<LdsConflict> conflict;
-  for (size_t i = 0; i < count && !conflict; ++i) {
-    const uint32_t first = spans[i].first, end = first + spans[i].count;
-    lo = std::min(lo, first);
-    hi = std::max(hi, end);
-    bool quick = true;
-    if constexpr (kWrite) {
-      for (uint32_t d = first; d < end && quick; ++d)
-        quick = writer_seq[d] <= safe[writer_key[d]] && !readers_conflict(d);
-      if (quick)
-        for (uint32_t d = first; d < end; ++d) {
-          writer_seq_[d] = seq;
-          writer_inst_[d] = inst;
-          writer_key_[d] = own_key;
-        }
-    } else {
-      // A read's record changes no check of this access, so each dword is recorded once checked.
-      for (uint32_t d = first; d < end && quick; ++d) {
-        quick = writer_seq[d] <= safe[writer_key[d]];
-        reader_seq[size_t(d) * stride] = biased(seq);
-        reader_inst[size_t(d) * stride] = inst;
-      }
-    }
-    if (!quick) conflict = recheck(first, spans[i].count);
+  uint32_t lo = touched_first_, hi = touched_end_;  // the spans after a conflict too: more is cleared, no harm
+  for (size_t i = 0; i < count; ++i) {
+    lo = std::min(lo, spans[i].first);
+    hi = std::max(hi, spans[i].first + spans[i].count);
   }
   touched_first_ = lo;
   touched_end_ = hi;
-  return conflict;
+  const Quick q{writer_seq_.data(),
+                writer_key_.data(),
+                writer_inst_.data(),
+                safe_row_,
+                reader_seq_.data() + checking_.wave,
+                reader_inst_.data() + checking_.wave,
+                reader_stride_,
+                checking_.seq,
+                checking_.inst,
+                uint16_t(key(checking_.wave, checking_.cls))};
+  for (size_t i = 0; i < count; ++i) {
+    if (quick<kWrite>(q, spans[i].first, spans[i].first + spans[i].count)) [[likely]]
+      continue;
+    if (auto conflict = doubted<kWrite>(q, spans[i])) return conflict;
+  }
+  return std::nullopt;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t count, const LdsAccess& a,

@@ -41,10 +41,12 @@ struct LdsConflict {
   uint32_t other_seq = 0;
 };
 
-// The dwords one lane (or one address of a read2/write2 lane) accesses.
+// The dwords consecutive lanes access, each lane (or address of a read2/write2
+// lane) `unit` dwords right after the previous one's: count / unit lanes.
 struct LdsSpan {
   uint32_t first = 0;
   uint32_t count = 0;
+  uint32_t unit = 0;
 };
 
 class LdsRaceTracker {
@@ -68,13 +70,14 @@ class LdsRaceTracker {
   // Operations of (wave, class) = key up to this sequence number do not conflict with the access being checked.
   uint32_t safe_upto(uint32_t key) {
     if (safe_stamp_[key] != stamp_) settle(key);
-    return safe_[key];
+    return safe_row_[key];
   }
   void settle(uint32_t key);
-  // safe_ holds 0 until settled, so an unsettled entry looks like a conflict and is settled then.
+  void settle_writers(uint32_t first, uint32_t end);  // the safe points of the dwords' last writers
+  // An unsettled safe point is a lower bound, so what it does not clear is settled and checked again.
   bool writer_conflicts(uint32_t d) {
     const uint32_t seq = writer_seq_[d], k = writer_key_[d];
-    return seq > safe_[k] && seq > safe_upto(k);
+    return seq > safe_row_[k] && seq > safe_upto(k);
   }
   // Reader sequence numbers are kept biased (seq ^ 0x80000000, so "none", 0, is the
   // least) to compare them as signed numbers, four waves at a time.
@@ -82,6 +85,10 @@ class LdsRaceTracker {
   static uint32_t unbiased(int32_t b) { return uint32_t(b) ^ 0x80000000u; }
   bool readers_conflict(uint32_t d) const;
   template <bool kWrite> std::optional<LdsConflict> each_span(const LdsSpan* spans, size_t count);
+  // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
+  struct Quick;
+  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end) const;
+  template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
   // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
   std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
   void record(uint32_t d) {
@@ -101,8 +108,12 @@ class LdsRaceTracker {
   LdsAccess checking_{};
   const std::vector<const AsyncState*>* states_ = nullptr;
   uint32_t stamp_ = 0;                   // counts accesses: a safe point is settled for this one
-  std::vector<uint32_t> safe_;           // [wave][class]: 0 until settled for the access being checked
-  std::vector<uint32_t> safe_stamp_;     // [wave][class]
+  // Safe points by checking (wave, class), then by other (wave, class): the last one settled
+  // for such an access. They only grow during a workgroup's run (more waited for, more
+  // barriers passed), so an old one is a lower bound for the next access; 0 at the start.
+  std::vector<uint32_t> safe_;
+  uint32_t* safe_row_ = nullptr;         // the access being checked's row of safe_
+  std::vector<uint32_t> safe_stamp_;     // [wave][class]: == stamp_ once settled for this access
   std::vector<int32_t> reader_safe_;     // [wave]: biased safe point of its LDS reads, for a write; padded
   uint32_t waves_ = 0;
   uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
