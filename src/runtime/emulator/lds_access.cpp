@@ -42,13 +42,14 @@ void fail_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
                                 address, w.wg->lds.size()));
 }
 
-bool track_lds_access(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32_t bytes, bool write) {
-  Workgroup& wg = *w.wg;
-  LdsAccess access{static_cast<uint16_t>(w.id), cls, w.async.issued[int(cls)] + 1, in.id, w.barrier_epoch, write};
-  auto conflict = wg.lds_tracker.access(address / 4, (bytes + 3) / 4, access, wg.async_states);
-  if (!conflict) return true;
-  wg.report_race(w, in, conflict->other_inst, lds_race(w, write, *conflict, *wg.async_states[conflict->other_wave]));
-  return false;
+void LdsLanes::track_spans() {
+  Workgroup& wg = *wave_.wg;
+  const LdsAccess access{static_cast<uint16_t>(wave_.id), cls_, wave_.async.issued[int(cls_)] + 1, inst_.id,
+                         wave_.barrier_epoch, write_};
+  auto conflict = wg.lds_tracker.access(spans_, count_, access, wg.async_states);
+  if (!conflict) return;
+  wg.report_race(wave_, inst_, conflict->other_inst,
+                 lds_race(wave_, write_, *conflict, *wg.async_states[conflict->other_wave]));
 }
 
 }  // namespace cdna4::emu

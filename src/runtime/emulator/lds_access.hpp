@@ -17,12 +17,41 @@ inline void check_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t 
 // The same for a byte or short access (1 or 2 bytes), which must be naturally aligned.
 void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes);
 
-// Records an access by the operation of class `cls` that is about to be
-// submitted, reporting a race on conflict (once per call site and execution:
-// returns false after the first report so callers can stop checking lanes).
-bool track_lds_access(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32_t bytes, bool write);
-inline bool track_lds(Wave& w, const Inst& in, AsyncClass cls, uint32_t address, uint32_t bytes, bool write) {
-  return !w.wg->track_races || track_lds_access(w, in, cls, address, bytes, write);
-}
+// The LDS accesses of one instruction's lanes, in lane order, checked for races
+// and recorded in one go by track() just before the operation is submitted
+// (the race tracker needs its sequence number). On a conflict the first is
+// reported and the lanes after it are not recorded. Nothing is kept when races
+// are not tracked (instant completion).
+class LdsLanes {
+ public:
+  LdsLanes(Wave& w, const Inst& in, AsyncClass cls, bool write)
+      : wave_(w), inst_(in), cls_(cls), write_(write), on_(w.wg->track_races) {}
+  // A lane right after the previous one joins its span: one check for both when neither conflicts.
+  void add(uint32_t address, uint32_t bytes) {
+    if (!on_) return;
+    const uint32_t first = address / 4, unit = (bytes + 3) / 4;
+    if (count_ > 0) {
+      LdsSpan& last = spans_[count_ - 1];
+      if (last.first + last.count == first && last.unit == unit) {
+        last.count += unit;
+        return;
+      }
+    }
+    spans_[count_++] = LdsSpan{first, unit, unit};
+  }
+  void track() {
+    if (on_ && count_ > 0) track_spans();
+  }
+
+ private:
+  void track_spans();
+  Wave& wave_;
+  const Inst& inst_;
+  AsyncClass cls_;
+  bool write_;
+  bool on_;
+  uint32_t count_ = 0;
+  LdsSpan spans_[2 * kLanes];  // read2 / write2: two per lane
+};
 
 }  // namespace cdna4::emu

@@ -1,55 +1,185 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "runtime/emulator/async_queue.hpp"
 
 namespace cdna4::emu {
 
 void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
-  uint32_t dwords = (lds_bytes + 3) / 4;
-  if (waves != waves_ || writers_.size() < dwords) {
+  const uint32_t dwords = (lds_bytes + 3) / 4;
+  if (waves != waves_ || writer_seq_.size() < dwords) {
     waves_ = waves;
-    writers_.assign(dwords, Writer{});
-    readers_.assign(size_t(dwords) * waves, Reader{});
-    generation_ = 0;
+    reader_stride_ = (waves + kWaveBlock - 1) / kWaveBlock * kWaveBlock;
+    writer_seq_.assign(dwords, 0);
+    writer_inst_.assign(dwords, 0);
+    writer_key_.assign(dwords, 0);
+    reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
+    reader_inst_.assign(size_t(dwords) * reader_stride_, 0);
+    safe_.assign(size_t(waves) * kClasses * waves * kClasses, 0);
+    safe_stamp_.assign(size_t(waves) * kClasses, 0);
+    reader_safe_.assign(reader_stride_, biased(kAlwaysSafe));  // the padding waves never read
+    stamp_ = 0;
+  } else if (touched_first_ < touched_end_) {
+    std::fill(writer_seq_.begin() + touched_first_, writer_seq_.begin() + touched_end_, 0);
+    std::fill(reader_seq_.begin() + size_t(touched_first_) * reader_stride_,
+              reader_seq_.begin() + size_t(touched_end_) * reader_stride_, biased(0));
   }
-  ++generation_;  // invalidates every record lazily
-  reader_memo_.assign(waves, Verdict{});
-  writer_memo_ = Verdict{};
-  checking_ = LdsAccess{};
+  touched_first_ = ~0u;
+  touched_end_ = 0;
+  std::fill(safe_.begin(), safe_.end(), 0);
 }
 
-void LdsRaceTracker::begin(const LdsAccess& a) {
-  if (a.wave == checking_.wave && a.cls == checking_.cls && a.seq == checking_.seq && a.epoch == checking_.epoch &&
-      a.write == checking_.write)
-    return;
+void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   checking_ = a;
-  writer_memo_ = Verdict{};
-  for (Verdict& v : reader_memo_) v = Verdict{};
+  states_ = &states;
+  safe_row_ = &safe_[size_t(key(a.wave, a.cls)) * waves_ * kClasses];
+  if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
+    std::fill(safe_stamp_.begin(), safe_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  if (a.write)
+    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = biased(safe_upto(key(r, AsyncClass::Lds)));
 }
 
-void LdsRaceTracker::touch(uint32_t dword) {
-  Writer& w = writers_[dword];
-  if (w.generation == generation_) return;
-  w = Writer{generation_, 0, 0, 0, AsyncClass::None};
-  Reader* r = &readers_[size_t(dword) * waves_];
-  for (uint32_t i = 0; i < waves_; ++i) r[i] = Reader{};
+// Within one wave one queue completes in order, two queues do not: the other
+// queue's operation is safe once waited for. Another wave's operation is safe
+// once waited for in an epoch (barriers passed) before the checking wave's:
+// the last checkpoint of an earlier epoch covers every safe one (checkpoints
+// grow in both sequence number and epoch).
+void LdsRaceTracker::settle(uint32_t k) {
+  const uint16_t wave = uint16_t(k / kClasses);
+  const AsyncClass cls = AsyncClass(k % kClasses);
+  const AsyncState& other = *(*states_)[wave];
+  uint32_t upto;
+  if (cls == AsyncClass::None) {
+    upto = kAlwaysSafe;  // no write recorded
+  } else if (wave == checking_.wave) {
+    upto = cls == checking_.cls ? kAlwaysSafe : other.guaranteed_upto[int(cls)];
+  } else {
+    const auto& cp = other.checkpoints[int(cls)];
+    auto it = std::partition_point(cp.begin(), cp.end(), [&](auto& p) { return p.second < checking_.epoch; });
+    upto = it == cp.begin() ? 0 : std::prev(it)->first;
+  }
+  safe_row_[k] = upto;
+  safe_stamp_[k] = stamp_;
 }
 
-bool LdsRaceTracker::decide(const LdsAccess& a, uint16_t other_wave, AsyncClass other_cls, uint32_t other_seq,
-                            const std::vector<const AsyncState*>& states, Verdict& memo) {
-  const AsyncState& other = *states[other_wave];
-  bool conflict;
-  if (other_wave == a.wave)  // one queue completes in order; two queues do not
-    conflict = other_cls != a.cls && !other.guaranteed(other_cls, other_seq);
-  else
-    conflict = a.epoch <= other.guarantee_epoch(other_cls, other_seq);
-  memo = Verdict{other_wave, other_cls, other_seq, conflict};
-  return conflict;
+inline bool LdsRaceTracker::readers_conflict(uint32_t d) const {
+  using Four = int32_t __attribute__((vector_size(16)));
+  const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
+  Four above{};
+  auto compare = [&](uint32_t r) {
+    Four s, safe;
+    std::memcpy(&s, seq + r, sizeof s);
+    std::memcpy(&safe, &reader_safe_[r], sizeof safe);
+    above |= s > safe;
+  };
+  if (reader_stride_ == kWaveBlock) {  // up to 8 waves, the common case: unrolled
+    compare(0);
+    compare(4);
+  } else {
+    for (uint32_t r = 0; r < reader_stride_; r += 4) compare(r);
+  }
+  uint64_t halves[2];
+  std::memcpy(halves, &above, sizeof halves);
+  return (halves[0] | halves[1]) != 0;
 }
 
-std::optional<LdsConflict> LdsRaceTracker::access(uint32_t first, uint32_t count, const LdsAccess& a,
+std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t count) {
+  for (uint32_t d = first; d < first + count; ++d)
+    if (writer_conflicts(d) || (checking_.write && readers_conflict(d))) return walk(first, count);
+  for (uint32_t d = first; d < first + count; ++d) record(d);
+  return std::nullopt;
+}
+
+// The quick check compares against safe points as they stand (0 until settled)
+// and leaves anything it doubts to recheck(). It works on local copies of the
+// arrays and the access (the compiler cannot tell the records from the members).
+struct LdsRaceTracker::Quick {
+  uint32_t* writer_seq;
+  uint16_t* writer_key;
+  uint32_t* writer_inst;
+  const uint32_t* safe;
+  int32_t* reader_seq;  // the checking wave's column
+  uint32_t* reader_inst;
+  uint32_t stride, seq, inst;
+  uint16_t own_key;
+};
+
+template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first, uint32_t end) const {
+  for (uint32_t d = first; d < end; ++d) {
+    if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
+    if constexpr (kWrite) {
+      if (readers_conflict(d)) return false;
+    } else {  // a read's record changes no check of this access, so each dword is recorded once checked
+      q.reader_seq[size_t(d) * q.stride] = biased(q.seq);
+      q.reader_inst[size_t(d) * q.stride] = q.inst;
+    }
+  }
+  if constexpr (kWrite)
+    for (uint32_t d = first; d < end; ++d) {
+      q.writer_seq[d] = q.seq;
+      q.writer_inst[d] = q.inst;
+      q.writer_key[d] = q.own_key;
+    }
+  return true;
+}
+
+void LdsRaceTracker::settle_writers(uint32_t first, uint32_t end) {
+  for (uint32_t d = first; d < end; ++d)
+    if (writer_seq_[d] > safe_row_[writer_key_[d]]) safe_upto(writer_key_[d]);
+}
+
+// A span the quick check doubted, mostly for safe points not settled yet. One
+// of several lanes that is still not clear is taken lane by lane, as the lanes
+// came: the ones before the conflicting lane are recorded, the ones after it
+// are not.
+template <bool kWrite> std::optional<LdsConflict> LdsRaceTracker::doubted(const Quick& q, const LdsSpan& span) {
+  const uint32_t end = span.first + span.count;
+  settle_writers(span.first, end);
+  if (quick<kWrite>(q, span.first, end)) return std::nullopt;
+  for (uint32_t lane = span.first; lane < end; lane += span.unit)
+    if (!quick<kWrite>(q, lane, lane + span.unit))
+      if (auto conflict = recheck(lane, span.unit)) return conflict;
+  return std::nullopt;
+}
+
+template <bool kWrite>
+std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_t count) {
+  uint32_t lo = touched_first_, hi = touched_end_;  // the spans after a conflict too: more is cleared, no harm
+  for (size_t i = 0; i < count; ++i) {
+    lo = std::min(lo, spans[i].first);
+    hi = std::max(hi, spans[i].first + spans[i].count);
+  }
+  touched_first_ = lo;
+  touched_end_ = hi;
+  const Quick q{writer_seq_.data(),
+                writer_key_.data(),
+                writer_inst_.data(),
+                safe_row_,
+                reader_seq_.data() + checking_.wave,
+                reader_inst_.data() + checking_.wave,
+                reader_stride_,
+                checking_.seq,
+                checking_.inst,
+                uint16_t(key(checking_.wave, checking_.cls))};
+  for (size_t i = 0; i < count; ++i) {
+    if (quick<kWrite>(q, spans[i].first, spans[i].first + spans[i].count)) [[likely]]
+      continue;
+    if (auto conflict = doubted<kWrite>(q, spans[i])) return conflict;
+  }
+  return std::nullopt;
+}
+
+std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t count, const LdsAccess& a,
                                                   const std::vector<const AsyncState*>& states) {
-  begin(a);
+  start(a, states);
+  return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
+}
+
+std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {
   std::optional<LdsConflict> found;
   // Starts the conflict or grows it by one dword; false when `c` is another one.
   auto note = [&](const LdsConflict& c) {
@@ -63,21 +193,21 @@ std::optional<LdsConflict> LdsRaceTracker::access(uint32_t first, uint32_t count
     return same;
   };
   for (uint32_t d = first; d < first + count; ++d) {
-    touch(d);
     const bool open = !found || found->byte_address + found->bytes == d * 4;
     bool noted = false;
-    Writer& w = writers_[d];
-    if (open && w.cls != AsyncClass::None && conflicts(a, w.wave, w.cls, w.seq, states, writer_memo_))
-      noted = note(LdsConflict{d * 4, 4, w.wave, w.inst, true, w.cls, w.seq});
-    Reader* readers = &readers_[size_t(d) * waves_];
-    if (a.write) {
-      for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
-        if (readers[r].seq != 0 && conflicts(a, r, AsyncClass::Lds, readers[r].seq, states, reader_memo_[r]))
-          noted = note(LdsConflict{d * 4, 4, r, readers[r].inst, false, AsyncClass::Lds, readers[r].seq});
-      w = Writer{generation_, a.seq, a.inst, a.wave, a.cls};
-    } else {
-      readers[a.wave] = Reader{a.seq, a.inst};
+    if (open && writer_conflicts(d)) {
+      const uint32_t k = writer_key_[d];
+      noted = note(LdsConflict{d * 4, 4, uint16_t(k / kClasses), writer_inst_[d], true, AsyncClass(k % kClasses),
+                               writer_seq_[d]});
     }
+    if (checking_.write) {
+      const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
+      const uint32_t* inst = &reader_inst_[size_t(d) * reader_stride_];
+      for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
+        if (seq[r] > reader_safe_[r])
+          noted = note(LdsConflict{d * 4, 4, r, inst[r], false, AsyncClass::Lds, unbiased(seq[r])});
+    }
+    record(d);
   }
   return found;
 }

@@ -2,6 +2,15 @@
 // Shadow state of LDS per dword: the last write and each wave's last read, so an
 // access that conflicts with another wave's access not separated from it by
 // "complete (s_waitcnt) then s_barrier" is reported instead of passing by luck.
+//
+// Whether a recorded access (wave, class, seq) conflicts with the access being
+// checked is one comparison, seq > safe point: the other wave's operations of
+// that class are safe up to a sequence number, fixed while one instruction
+// runs (async_queue.hpp). So the common case, no conflict anywhere in a lane's
+// dwords, is a few compares per dword (the last readers of all waves side by
+// side, for a write) and the dword-by-dword walk that finds and grows a
+// conflict runs only for a lane that has one. An instruction's lanes are
+// checked in one call, their safe points settled once.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -32,53 +41,89 @@ struct LdsConflict {
   uint32_t other_seq = 0;
 };
 
+// The dwords consecutive lanes access, each lane (or address of a read2/write2
+// lane) `unit` dwords right after the previous one's: count / unit lanes.
+struct LdsSpan {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  uint32_t unit = 0;
+};
+
 class LdsRaceTracker {
  public:
   void reset(uint32_t lds_bytes, uint32_t waves);
-  // Checks dwords [first, first + count) and records the access. Returns the
-  // first conflict found, if any, grown over the following dwords that conflict
-  // with the same access. `states[w]` is wave w's async state.
-  std::optional<LdsConflict> access(uint32_t first_dword, uint32_t count, const LdsAccess& a,
+  // Checks and records the spans of one instruction's access in lane order, as
+  // if one by one: stops after the first span with a conflict and returns the
+  // conflict, grown over that span's following dwords that conflict with the
+  // same other access. `states[w]` is wave w's async state.
+  std::optional<LdsConflict> access(const LdsSpan* spans, size_t count, const LdsAccess& a,
                                     const std::vector<const AsyncState*>& states);
 
  private:
-  struct Writer {
-    uint32_t generation = 0;
-    uint32_t seq = 0;
-    uint32_t inst = 0;
-    uint16_t wave = 0;
-    AsyncClass cls = AsyncClass::None;
-  };
-  struct Reader {
-    uint32_t seq = 0;  // 0: no read recorded
-    uint32_t inst = 0;
-  };
-  void touch(uint32_t dword);
-  // Whether an access conflicts with (wave, cls, seq), remembered for the access
-  // being checked: its dwords mostly meet the same few other accesses, and the
-  // waves' async states do not change while one instruction runs.
-  struct Verdict {
-    uint16_t wave = 0;
-    AsyncClass cls = AsyncClass::None;
-    uint32_t seq = 0;  // 0: none remembered
-    bool conflict = false;
-  };
-  bool conflicts(const LdsAccess& a, uint16_t wave, AsyncClass cls, uint32_t seq,
-                 const std::vector<const AsyncState*>& states, Verdict& memo) {
-    if (memo.seq == seq && memo.wave == wave && memo.cls == cls) return memo.conflict;
-    return decide(a, wave, cls, seq, states, memo);
+  static constexpr uint32_t kAlwaysSafe = 0xffffffffu;
+  static constexpr uint32_t kWaveBlock = 8;  // reader rows padded to a multiple of this many waves
+  static constexpr uint32_t kClasses = 4;    // AsyncClass values
+
+  // A new access: its safe points are settled when first needed (a write's readers' at once).
+  void start(const LdsAccess& a, const std::vector<const AsyncState*>& states);
+  static uint32_t key(uint16_t wave, AsyncClass cls) { return uint32_t(wave) * kClasses + uint32_t(cls); }
+  // Operations of (wave, class) = key up to this sequence number do not conflict with the access being checked.
+  uint32_t safe_upto(uint32_t key) {
+    if (safe_stamp_[key] != stamp_) settle(key);
+    return safe_row_[key];
   }
-  bool decide(const LdsAccess& a, uint16_t wave, AsyncClass cls, uint32_t seq,
-              const std::vector<const AsyncState*>& states, Verdict& memo);
-  void begin(const LdsAccess& a);
+  void settle(uint32_t key);
+  void settle_writers(uint32_t first, uint32_t end);  // the safe points of the dwords' last writers
+  // An unsettled safe point is a lower bound, so what it does not clear is settled and checked again.
+  bool writer_conflicts(uint32_t d) {
+    const uint32_t seq = writer_seq_[d], k = writer_key_[d];
+    return seq > safe_row_[k] && seq > safe_upto(k);
+  }
+  // Reader sequence numbers are kept biased (seq ^ 0x80000000, so "none", 0, is the
+  // least) to compare them as signed numbers, four waves at a time.
+  static int32_t biased(uint32_t seq) { return int32_t(seq ^ 0x80000000u); }
+  static uint32_t unbiased(int32_t b) { return uint32_t(b) ^ 0x80000000u; }
+  bool readers_conflict(uint32_t d) const;
+  template <bool kWrite> std::optional<LdsConflict> each_span(const LdsSpan* spans, size_t count);
+  // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
+  struct Quick;
+  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end) const;
+  template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
+  // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
+  std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
+  void record(uint32_t d) {
+    if (checking_.write) {
+      writer_seq_[d] = checking_.seq;
+      writer_inst_[d] = checking_.inst;
+      writer_key_[d] = uint16_t(key(checking_.wave, checking_.cls));
+    } else {
+      const size_t at = size_t(d) * reader_stride_ + checking_.wave;
+      reader_seq_[at] = biased(checking_.seq);
+      reader_inst_[at] = checking_.inst;
+    }
+  }
+  // Dword by dword: finds the first conflict and grows it, recording as it goes.
+  std::optional<LdsConflict> walk(uint32_t first, uint32_t count);
 
   LdsAccess checking_{};
-  Verdict writer_memo_;
-  std::vector<Verdict> reader_memo_;  // [wave]
-  uint32_t generation_ = 0;
+  const std::vector<const AsyncState*>* states_ = nullptr;
+  uint32_t stamp_ = 0;                   // counts accesses: a safe point is settled for this one
+  // Safe points by checking (wave, class), then by other (wave, class): the last one settled
+  // for such an access. They only grow during a workgroup's run (more waited for, more
+  // barriers passed), so an old one is a lower bound for the next access; 0 at the start.
+  std::vector<uint32_t> safe_;
+  uint32_t* safe_row_ = nullptr;         // the access being checked's row of safe_
+  std::vector<uint32_t> safe_stamp_;     // [wave][class]: == stamp_ once settled for this access
+  std::vector<int32_t> reader_safe_;     // [wave]: biased safe point of its LDS reads, for a write; padded
   uint32_t waves_ = 0;
-  std::vector<Writer> writers_;
-  std::vector<Reader> readers_;  // [dword][wave]
+  uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
+  // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
+  uint32_t touched_first_ = ~0u, touched_end_ = 0;
+  std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
+  std::vector<uint32_t> writer_inst_;    // [dword]
+  std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
+  std::vector<int32_t> reader_seq_;      // [dword][wave]: biased seq of the wave's last read
+  std::vector<uint32_t> reader_inst_;    // [dword][wave]
 };
 
 }  // namespace cdna4::emu

@@ -57,7 +57,7 @@ void flat_op(Wave& w, const Inst& in) {
   // LDS part first: its address checks and race tracking use the op about to be issued.
   if (PendingOp* op = begin_part(w, AsyncClass::Lds, store, in, lds_lanes, dwords)) {
     if (bytes < 4) w.wg->fail(w, in, "sub-dword flat access to LDS is not modelled");
-    bool track = true;
+    LdsLanes tracked(w, in, AsyncClass::Lds, store);
     for (int l = 0; l < kLanes; ++l) {
       if (!((lds_lanes >> l) & 1)) continue;
       uint32_t at = uint32_t(address[l] - aperture::kSharedBase);
@@ -70,8 +70,9 @@ void flat_op(Wave& w, const Inst& in) {
           std::memcpy(&op->values[d * kLanes + l], w.wg->lds.data() + at + 4 * d, 4);
         }
       }
-      if (track) track = track_lds(w, in, AsyncClass::Lds, at, bytes, store);
+      tracked.add(at, bytes);
     }
+    tracked.track();
     submit(w, in, *op);
   }
   const GlobalMemory& mem = *w.wg->memory;

@@ -42,7 +42,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.lanes = exec;
   op.values.resize(size_t(op.dwords) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Lds, false);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
@@ -50,9 +50,10 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
       check_lds_range(w, in, at, 4 * kDwords);
       for (int d = 0; d < kDwords; ++d) std::memcpy(&op.values[(a * kDwords + d) * kLanes + l], lds + at + 4 * d, 4);
       if (trace) trace->add(at, 4 * kDwords, l);
-      if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, false);
+      tracked.add(uint32_t(at), 4 * kDwords);
     }
   }
+  tracked.track();
   submit(w, in, op);
 }
 
@@ -81,15 +82,16 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.lanes = ~uint64_t(0);
   op.values.assign(size_t(2) * kLanes, 0);
   TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Lds, false);
   uint64_t at[kLanes];
   for (int l = 0; l < kLanes; ++l) {
     at[l] = uint64_t(address[l]) + (in.offset & 0xffff);
     check_lds_range(w, in, at[l], 8);
     if (at[l] % 8 != 0) w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at[l]));
     if (trace) trace->add(at[l], 8, l);
-    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at[l]), 8, false);
+    tracked.add(uint32_t(at[l]), 8);
   }
+  tracked.track();
   for (int l = 0; l < kLanes; ++l) {
     const int block = l / 16 * 16, i = l % 16;
     uint64_t value = 0;
@@ -114,7 +116,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
   TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Lds, true);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
@@ -125,9 +127,10 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
         op.values.push_back(data[a * kDwords + d][l]);
       }
       if (trace) trace->add(at, 4 * kDwords, l);
-      if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, true);
+      tracked.add(uint32_t(at), 4 * kDwords);
     }
   }
+  tracked.track();
   submit(w, in, op);
 }
 
@@ -139,15 +142,16 @@ void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, ui
   LaneValues address;
   fetch(w, in.src[0], address);
   TraceRecorder* trace = w.wg->tracer.get();
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);
     check_lds_sub_dword_range(w, in, at, bytes);
     visit(l, uint32_t(at));
     if (trace) trace->add(at, bytes, l);
-    if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), bytes, write);
+    tracked.add(uint32_t(at), bytes);
   }
+  tracked.track();
 }
 
 // ds_read_{u8,i8,u16,i16}{,_d16,_d16_hi}: a byte or short extended into the

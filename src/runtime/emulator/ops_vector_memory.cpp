@@ -139,7 +139,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Vector, true);
   const uint32_t* old = w.v(in.dst[0].index);
   if (to_lds) {
     op.lds_address.reserve(size_t(kLanes) * (bytes / 4));
@@ -162,7 +162,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
           op.lds_address.push_back(at + 4 * d);
           op.values.push_back(values[d]);
         }
-        if (track) track = track_lds(w, in, AsyncClass::Vector, at, bytes, true);
+        tracked.add(at, bytes);
       } else {
         for (uint32_t d = 0; d < bytes / 4; ++d) op.values[d * kLanes + l] = values[d];
       }
@@ -187,8 +187,9 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
         op.values[(byte / 4) * kLanes + l] = value;
       }
     }
-    if (to_lds && track) track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
+    if (to_lds) tracked.add(lds_base + l * lds_stride, bytes);
   }
+  tracked.track();
   submit(w, in, op);
 }
 
@@ -232,7 +233,7 @@ void global_op(Wave& w, const Inst& in) {
   uint32_t dwords = (bytes + 3) / 4;
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
-  bool track = true;
+  LdsLanes tracked(w, in, AsyncClass::Vector, true);
   const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
@@ -248,7 +249,7 @@ void global_op(Wave& w, const Inst& in) {
         op.lds_address.push_back(at);
         op.values.push_back(value);
       }
-      if (track) track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
+      tracked.add(lds_base + l * lds_stride, bytes);
     } else if (bytes < 4) {
       uint32_t value = 0;
       mem.read(a, &value, bytes);
@@ -257,6 +258,7 @@ void global_op(Wave& w, const Inst& in) {
       for (uint32_t d = 0; d < dwords; ++d) mem.read(a + 4 * d, &op.values[d * kLanes + l], 4);
     }
   }
+  tracked.track();
   submit(w, in, op);
 }
 
