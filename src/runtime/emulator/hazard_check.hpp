@@ -13,8 +13,8 @@ namespace cdna4::emu {
 
 // The profile of every instruction of a decoded program (Program::hazard).
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program);
-// The rules each profile can start and end (Program::hazard_rows).
-std::vector<HazardRows> hazard_rows(const std::vector<gfx950::HazardProfile>& profiles);
+// The rules each instruction's profile (program.hazard) can start and end, and its wait states (Program::hazard_rows).
+std::vector<HazardRows> hazard_rows(const Program& program);
 
 // Per wave: the instructions that may still start a hazard.
 struct HazardHistory {
@@ -24,9 +24,11 @@ struct HazardHistory {
     int lifetime;     // the longest wait a rule can ask after it
   };
   uint64_t states = 0;
+  uint64_t next_expiry = ~0ull;  // the earliest issued + lifetime among the producers
   std::vector<Producer> producers;
   void reset() {
     states = 0;
+    next_expiry = ~0ull;
     producers.clear();
   }
 };

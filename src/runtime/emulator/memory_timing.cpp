@@ -27,6 +27,10 @@ void apply(Wave& wave, const PendingOp& op) {
   switch (op.target) {
     case PendingOp::Target::None: break;
     case PendingOp::Target::Vgpr:
+      if (op.lanes == ~0ull) {  // the registers are consecutive, [dword][lane] as the values
+        std::memcpy(wave.v(op.reg), op.values.data(), size_t(op.dwords) * kLanes * sizeof(uint32_t));
+        break;
+      }
       for (uint32_t d = 0; d < op.dwords; ++d) {
         uint32_t* dst = wave.v(op.reg + d);
         const uint32_t* src = op.values.data() + d * kLanes;
@@ -39,7 +43,9 @@ void apply(Wave& wave, const PendingOp& op) {
       break;
     case PendingOp::Target::Lds: {
       uint8_t* lds = wave.wg->lds.data();
-      if (op.lds_width == 4) {
+      if (op.lds_block) {
+        std::memcpy(lds + op.lds_address[0], op.values.data(), op.values.size() * sizeof(uint32_t));
+      } else if (op.lds_width == 4) {
         for (size_t i = 0; i < op.values.size(); ++i) std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
       } else {
         for (size_t i = 0; i < op.values.size(); ++i)
@@ -88,6 +94,7 @@ PendingOp& fresh(PendingOp& op, AsyncClass cls) {
   op.lanes = 0;
   op.values.clear();
   op.lds_address.clear();
+  op.lds_block = false;
   return op;
 }
 

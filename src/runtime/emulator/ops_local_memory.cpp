@@ -68,7 +68,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
 // two interleaved 8x8 byte transposes for 8-bit) and the lane addresses
 // HipKittens' shared_to_register loads give it; all agree.
 template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
-  constexpr int elements = 64 / kBits, lanes_per_row = 16 / elements, bytes = kBits / 8;
+  constexpr int elements = 64 / kBits, lanes_per_row = 16 / elements;
   LaneValues address;
   fetch(w, in.src[0], address);
   if (w.exec() != ~uint64_t(0))
@@ -79,7 +79,7 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.reg = in.dst[0].index;
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
-  op.values.assign(size_t(2) * kLanes, 0);
+  op.values.resize(size_t(2) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   uint64_t at[kLanes];
@@ -90,14 +90,14 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
     if (trace) trace->add(at[l], 8, l);
     if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at[l]), 8, false);
   }
+  uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
+  for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
+  constexpr uint64_t mask = (uint64_t(1) << kBits) - 1;
   for (int l = 0; l < kLanes; ++l) {
     const int block = l / 16 * 16, i = l % 16;
     uint64_t value = 0;
-    for (int j = 0; j < elements; ++j) {
-      uint64_t element = 0;
-      std::memcpy(&element, lds + at[block + lanes_per_row * j + i / elements] + bytes * (i % elements), bytes);
-      value |= element << (kBits * j);
-    }
+    for (int j = 0; j < elements; ++j)
+      value |= ((read[block + lanes_per_row * j + i / elements] >> (kBits * (i % elements))) & mask) << (kBits * j);
     op.values[l] = uint32_t(value);
     op.values[kLanes + l] = uint32_t(value >> 32);
   }

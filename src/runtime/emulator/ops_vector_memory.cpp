@@ -140,6 +140,41 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
   bool track = true;
+  // The whole instruction at once when every lane is active, untraced, in range and
+  // in one region (an LDS-DMA's block, lanes back to back, inside LDS): the same
+  // values, with nothing observable done until every lane has passed.
+  if constexpr (!kSubDword) {
+    const bool lds_block_fits = !to_lds || (lds_stride == bytes && lds_base % 4 == 0 &&
+                                            uint64_t(lds_base) + uint64_t(kLanes) * bytes <= w.wg->lds.size());
+    if (contiguous && exec == ~0ull && !trace && lds_block_fits) {
+      if (to_lds) op.values.resize(size_t(kLanes) * (bytes / 4));
+      bool whole = true;
+      for (int l = 0; l < kLanes && whole; ++l) {
+        const uint64_t address = lane_info(l, 0).address;
+        whole = whole_lane_in_range(l) && mem.contains(address, bytes, region);
+        if (!whole) break;
+        uint32_t values[4];
+        mem.read(address, values, bytes);
+        if (to_lds) std::memcpy(&op.values[size_t(l) * (bytes / 4)], values, bytes);
+        else
+          for (uint32_t d = 0; d < bytes / 4; ++d) op.values[d * kLanes + l] = values[d];
+      }
+      if (whole) {
+        if (to_lds) {
+          op.lds_address.assign(1, lds_base);
+          op.lds_block = true;
+          if (w.wg->track_races)
+            for (int l = 0; l < kLanes && track; ++l)
+              track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
+        }
+        submit(w, in, op);
+        return;
+      }
+      // Back to lane by lane from the start, for the lane that is not.
+      if (to_lds) op.values.clear();
+      else op.values.assign(op.values.size(), 0);
+    }
+  }
   const uint32_t* old = w.v(in.dst[0].index);
   if (to_lds) {
     op.lds_address.reserve(size_t(kLanes) * (bytes / 4));
