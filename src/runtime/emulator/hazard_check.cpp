@@ -200,7 +200,7 @@ void check_hazards(Wave& wave, const Inst& in) {
   const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
   const uint32_t ends = p.hazard_rows[in.id].ends;
-  if (!ends) return;
+  if (!(ends & h.live_starts)) return;
   HazardMemo& memo = wave.wg->hazard_memo;
   if (memo.program != &p) {
     memo.program = &p;
@@ -209,13 +209,13 @@ void check_hazards(Wave& wave, const Inst& in) {
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
-    const uint32_t rows = p.hazard_rows[producer.inst].starts & ends;
+    const uint32_t rows = producer.starts & ends;
     if (!rows) continue;  // no rule joins the two: nothing asked
     const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
     HazardMemo::Entry& e = memo.entries[(producer.inst * 0x9e3779b1u ^ in.id) % HazardMemo::kEntries];
     if (e.pair != pair) {
       const Need n = required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
-      e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, n.where.first, n.where.count};
+      e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, uint16_t(n.where.first), uint16_t(n.where.count)};
     }
     if (e.states <= age) continue;
     const Need need{e.states, HazardRule(e.rule), Regs{e.first, e.count, e.vector}};
@@ -239,11 +239,16 @@ void note_issued(Wave& wave, const Inst& in) {
   if (h.states >= h.next_expiry) {
     std::erase_if(h.producers, [&](const auto& x) { return int(h.states - x.issued) >= x.lifetime; });
     h.next_expiry = ~0ull;
-    for (const auto& x : h.producers) h.next_expiry = std::min(h.next_expiry, x.issued + x.lifetime);
+    h.live_starts = 0;
+    for (const auto& x : h.producers) {
+      h.next_expiry = std::min(h.next_expiry, x.issued + x.lifetime);
+      h.live_starts |= x.starts;
+    }
   }
   if (const int lifetime = rows.lifetime) {
-    h.producers.push_back({in.id, h.states, lifetime});
+    h.producers.push_back({in.id, h.states, lifetime, rows.starts});
     h.next_expiry = std::min(h.next_expiry, h.states + lifetime);
+    h.live_starts |= rows.starts;
   }
 }
 

@@ -22,13 +22,16 @@ struct HazardHistory {
     uint32_t inst;
     uint64_t issued;  // wait states issued up to and including the producer
     int lifetime;     // the longest wait a rule can ask after it
+    uint32_t starts;  // the rules it can start (HazardRows::starts)
   };
   uint64_t states = 0;
   uint64_t next_expiry = ~0ull;  // the earliest issued + lifetime among the producers
+  uint32_t live_starts = 0;      // every rule the producers can start (a consumer ending none has nothing to check)
   std::vector<Producer> producers;
   void reset() {
     states = 0;
     next_expiry = ~0ull;
+    live_starts = 0;
     producers.clear();
   }
 };
@@ -42,7 +45,7 @@ struct HazardMemo {
     int16_t states = 0;     // 0: no wait asked
     uint8_t rule = 0;
     bool vector = true;
-    uint32_t first = 0, count = 0;
+    uint16_t first = 0, count = 0;  // registers: below 2^16
   };
   static constexpr size_t kEntries = 4096;
   const void* program = nullptr;  // the entries' program

@@ -43,14 +43,25 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.values.resize(size_t(op.dwords) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
+  uint64_t lane_at[kLanes][kAddresses];
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
       uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
       check_lds_range(w, in, at, 4 * kDwords);
-      for (int d = 0; d < kDwords; ++d) std::memcpy(&op.values[(a * kDwords + d) * kLanes + l], lds + at + 4 * d, 4);
+      lane_at[l][a] = at;
       if (trace) trace->add(at, 4 * kDwords, l);
       if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, false);
+    }
+  }
+  // Every lane checked: the copy, [dword][lane].
+  uint32_t* values = op.values.data();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    for (int a = 0; a < kAddresses; ++a) {
+      uint32_t lane[kDwords];
+      std::memcpy(lane, lds + lane_at[l][a], sizeof(lane));
+      for (int d = 0; d < kDwords; ++d) values[(a * kDwords + d) * kLanes + l] = lane[d];
     }
   }
   submit(w, in, op);
@@ -92,6 +103,25 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   }
   uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
   for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
+  if constexpr (kBits == 16) {
+    // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
+    // a 4 x 4 transpose of 16-bit elements, in two steps of swapped pairs.
+    constexpr uint64_t kLow16 = 0x0000ffff0000ffffull, kLow32 = 0x00000000ffffffffull;
+    for (int block = 0; block < kLanes; block += 16)
+      for (int p = 0; p < 4; ++p) {
+        const uint64_t* q = read + block + p;
+        const uint64_t a0 = (q[0] & kLow16) | ((q[4] & kLow16) << 16), a1 = ((q[0] >> 16) & kLow16) | (q[4] & ~kLow16);
+        const uint64_t a2 = (q[8] & kLow16) | ((q[12] & kLow16) << 16), a3 = ((q[8] >> 16) & kLow16) | (q[12] & ~kLow16);
+        const uint64_t lane[4] = {(a0 & kLow32) | (a2 << 32), (a1 & kLow32) | (a3 << 32), (a0 >> 32) | (a2 & ~kLow32),
+                                  (a1 >> 32) | (a3 & ~kLow32)};
+        for (int e = 0; e < 4; ++e) {
+          op.values[block + 4 * p + e] = uint32_t(lane[e]);
+          op.values[kLanes + block + 4 * p + e] = uint32_t(lane[e] >> 32);
+        }
+      }
+    submit(w, in, op);
+    return;
+  }
   constexpr uint64_t mask = (uint64_t(1) << kBits) - 1;
   for (int l = 0; l < kLanes; ++l) {
     const int block = l / 16 * 16, i = l % 16;

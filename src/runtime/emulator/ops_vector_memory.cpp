@@ -66,6 +66,20 @@ struct BufferLane {
   bool in_range;
 };
 
+// Every lane's kBytes at its address, lane after lane (to LDS: LDS order) or [dword][lane] (to registers).
+template <uint32_t kBytes> void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, uint32_t* out) {
+  constexpr uint32_t kDwords = kBytes / 4;
+  for (int l = 0; l < kLanes; ++l) {
+    if (to_lds) {
+      mem.read(address[l], out + l * kDwords, kBytes);
+      continue;
+    }
+    uint32_t values[kDwords];
+    mem.read(address[l], values, kBytes);
+    for (uint32_t d = 0; d < kDwords; ++d) out[d * kLanes + l] = values[d];
+  }
+}
+
 // kSubDword: a byte or short access (aux bytes 0); the dword forms take no sub-dword path.
 template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t rsrc_words[4];
@@ -147,19 +161,23 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
     const bool lds_block_fits = !to_lds || (lds_stride == bytes && lds_base % 4 == 0 &&
                                             uint64_t(lds_base) + uint64_t(kLanes) * bytes <= w.wg->lds.size());
     if (contiguous && exec == ~0ull && !trace && lds_block_fits) {
-      if (to_lds) op.values.resize(size_t(kLanes) * (bytes / 4));
+      // Every lane's address checked (and its line asked for) first, then copied:
+      // the lanes' memory reads overlap.
+      uint64_t address[kLanes];
       bool whole = true;
       for (int l = 0; l < kLanes && whole; ++l) {
-        const uint64_t address = lane_info(l, 0).address;
-        whole = whole_lane_in_range(l) && mem.contains(address, bytes, region);
-        if (!whole) break;
-        uint32_t values[4];
-        mem.read(address, values, bytes);
-        if (to_lds) std::memcpy(&op.values[size_t(l) * (bytes / 4)], values, bytes);
-        else
-          for (uint32_t d = 0; d < bytes / 4; ++d) op.values[d * kLanes + l] = values[d];
+        address[l] = lane_info(l, 0).address;
+        whole = whole_lane_in_range(l) && mem.contains(address[l], bytes, region);
+        __builtin_prefetch(reinterpret_cast<const void*>(address[l]));
       }
       if (whole) {
+        if (to_lds) op.values.resize(size_t(kLanes) * (bytes / 4));
+        switch (bytes) {
+          case 4: read_lanes<4>(mem, address, to_lds, op.values.data()); break;
+          case 8: read_lanes<8>(mem, address, to_lds, op.values.data()); break;
+          case 12: read_lanes<12>(mem, address, to_lds, op.values.data()); break;
+          default: read_lanes<16>(mem, address, to_lds, op.values.data()); break;
+        }
         if (to_lds) {
           op.lds_address.assign(1, lds_base);
           op.lds_block = true;
@@ -170,9 +188,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
         submit(w, in, op);
         return;
       }
-      // Back to lane by lane from the start, for the lane that is not.
-      if (to_lds) op.values.clear();
-      else op.values.assign(op.values.size(), 0);
+      // Else lane by lane, as below: the lane that is not names its dword.
     }
   }
   const uint32_t* old = w.v(in.dst[0].index);
