@@ -212,7 +212,7 @@ void check_hazards(Wave& wave, const Inst& in) {
     const uint32_t rows = producer.starts & ends;
     if (!rows) continue;  // no rule joins the two: nothing asked
     const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
-    HazardMemo::Entry& e = memo.entries[(producer.inst * 0x9e3779b1u ^ in.id) % HazardMemo::kEntries];
+    HazardMemo::Entry& e = memo.entries[HazardMemo::slot(producer.inst, in.id)];
     if (e.pair != pair) {
       const Need n = required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
       e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, uint16_t(n.where.first), uint16_t(n.where.count)};

@@ -39,6 +39,8 @@ struct HazardHistory {
 // What a producer instruction asks of a consumer (the rows they share and
 // where their operands meet) depends on the two instructions only: remembered
 // per (producer, consumer) pair in a direct-mapped table, per worker thread.
+// A consumer's entries lie together (kWays of them, by producer), so the
+// producers one consumer checks touch a few neighbouring cache lines.
 struct HazardMemo {
   struct Entry {
     uint64_t pair = ~0ull;  // producer << 32 | consumer
@@ -47,7 +49,10 @@ struct HazardMemo {
     bool vector = true;
     uint16_t first = 0, count = 0;  // registers: below 2^16
   };
-  static constexpr size_t kEntries = 4096;
+  static constexpr size_t kWays = 16, kEntries = 1024 * kWays;
+  static size_t slot(uint32_t producer, uint32_t consumer) {
+    return (consumer % (kEntries / kWays)) * kWays + producer % kWays;
+  }
   const void* program = nullptr;  // the entries' program
   std::vector<Entry> entries;
 };

@@ -4,6 +4,7 @@
 // global memory is not modelled) and only occupy the queue.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/emulator/buffer_resource.hpp"
@@ -162,15 +163,17 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
                                             uint64_t(lds_base) + uint64_t(kLanes) * bytes <= w.wg->lds.size());
     if (contiguous && exec == ~0ull && !trace && lds_block_fits) {
       // Every lane's address checked (and its line asked for) first, then copied:
-      // the lanes' memory reads overlap.
-      uint64_t address[kLanes];
+      // the lanes' memory reads overlap. One region holding the lanes' whole span holds each lane.
+      uint64_t address[kLanes], low = ~0ull, high = 0;
       bool whole = true;
       for (int l = 0; l < kLanes && whole; ++l) {
         address[l] = lane_info(l, 0).address;
-        whole = whole_lane_in_range(l) && mem.contains(address[l], bytes, region);
+        whole = whole_lane_in_range(l);
+        low = std::min(low, address[l]);
+        high = std::max(high, address[l]);
         __builtin_prefetch(reinterpret_cast<const void*>(address[l]));
       }
-      if (whole) {
+      if (whole && high - low < (uint64_t(1) << 40) && mem.contains(low, high - low + bytes, region)) {
         if (to_lds) op.values.resize(size_t(kLanes) * (bytes / 4));
         switch (bytes) {
           case 4: read_lanes<4>(mem, address, to_lds, op.values.data()); break;
