@@ -236,14 +236,17 @@ void note_issued(Wave& wave, const Inst& in) {
   HazardHistory& h = wave.hazards;
   const HazardRows& rows = p.hazard_rows[in.id];
   h.states += rows.wait_states;
-  if (h.states >= h.next_expiry) {
-    std::erase_if(h.producers, [&](const auto& x) { return int(h.states - x.issued) >= x.lifetime; });
+  if (h.states >= h.next_expiry) {  // drop the expired, in order, and sum up the rest
     h.next_expiry = ~0ull;
     h.live_starts = 0;
+    size_t kept = 0;
     for (const auto& x : h.producers) {
+      if (int(h.states - x.issued) >= x.lifetime) continue;
       h.next_expiry = std::min(h.next_expiry, x.issued + x.lifetime);
       h.live_starts |= x.starts;
+      h.producers[kept++] = x;
     }
+    h.producers.resize(kept);
   }
   if (const int lifetime = rows.lifetime) {
     h.producers.push_back({in.id, h.states, lifetime, rows.starts});

@@ -3,6 +3,7 @@
 // gfx950's transposing reads ds_read_b64_tr_b16 / _b8.
 // Reads sample LDS at issue and land in registers on completion; writes land
 // in LDS on completion. Both are counted by lgkmcnt and complete in order.
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -143,6 +144,11 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   uint64_t exec = w.exec();
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
+  const size_t values = size_t(std::popcount(exec)) * kAddresses * kDwords;
+  op.lds_address.resize(values);
+  op.values.resize(values);
+  uint32_t* lds_address = op.lds_address.data();
+  uint32_t* value = op.values.data();
   TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   for (int l = 0; l < kLanes; ++l) {
@@ -151,8 +157,8 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
       uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
       check_lds_range(w, in, at, 4 * kDwords);
       for (int d = 0; d < kDwords; ++d) {
-        op.lds_address.push_back(uint32_t(at + 4 * d));
-        op.values.push_back(data[a * kDwords + d][l]);
+        *lds_address++ = uint32_t(at + 4 * d);
+        *value++ = data[a * kDwords + d][l];
       }
       if (trace) trace->add(at, 4 * kDwords, l);
       if (track) track = track_lds(w, in, AsyncClass::Lds, uint32_t(at), 4 * kDwords, true);
