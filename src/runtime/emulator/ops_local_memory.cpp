@@ -111,8 +111,10 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
     for (int block = 0; block < kLanes; block += 16)
       for (int p = 0; p < 4; ++p) {
         const uint64_t* q = read + block + p;
-        const uint64_t a0 = (q[0] & kLow16) | ((q[4] & kLow16) << 16), a1 = ((q[0] >> 16) & kLow16) | (q[4] & ~kLow16);
-        const uint64_t a2 = (q[8] & kLow16) | ((q[12] & kLow16) << 16), a3 = ((q[8] >> 16) & kLow16) | (q[12] & ~kLow16);
+        const uint64_t a0 = (q[0] & kLow16) | ((q[4] & kLow16) << 16);
+        const uint64_t a1 = ((q[0] >> 16) & kLow16) | (q[4] & ~kLow16);
+        const uint64_t a2 = (q[8] & kLow16) | ((q[12] & kLow16) << 16);
+        const uint64_t a3 = ((q[8] >> 16) & kLow16) | (q[12] & ~kLow16);
         const uint64_t lane[4] = {(a0 & kLow32) | (a2 << 32), (a1 & kLow32) | (a3 << 32), (a0 >> 32) | (a2 & ~kLow32),
                                   (a1 >> 32) | (a3 & ~kLow32)};
         for (int e = 0; e < 4; ++e) {

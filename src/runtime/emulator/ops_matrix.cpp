@@ -93,12 +93,12 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
     w.wg->fail(w, in, "the cdna3-fused-groups MFMA policy does not define this kind (f8f6f4 and sparse kinds)");
   if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
     w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
-  if constexpr (kind.element == Element::bf16 && kind.element_b == Element::bf16 && M == 16 && N == 16 && K == 32 &&
-                !kind.sparse && !kind.f8f6f4 && !kind.scaled) {
+  if constexpr (kind.element == Element::bf16 && kind.element_b == Element::bf16 && M == N && M * K == 512 &&
+                kind.ab_regs == 4 && !kind.sparse && !kind.f8f6f4 && !kind.scaled) {  // 16x16x32 and 32x32x16
     static_assert(kRegisterStride == kLanes);
     const Operand& c = in.src[2];
     if (w.wg->options.mfma_policy == MfmaPolicy::fp32_fma_chain_k_order &&
-        mfma_bf16_16x16x32_in_registers(w.v(in.src[0].index), w.v(in.src[1].index),
+        mfma_bf16_in_registers(N, w.v(in.src[0].index), w.v(in.src[1].index),
                                         c.kind == OperandKind::Vgpr ? w.v(c.index) : nullptr, uint32_t(c.imm),
                                         w.v(in.dst[0].index))) {
       w.wg->mfma_macs += uint64_t(M) * N * K;

@@ -68,7 +68,8 @@ struct BufferLane {
 };
 
 // Every lane's kBytes at its address, lane after lane (to LDS: LDS order) or [dword][lane] (to registers).
-template <uint32_t kBytes> void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, uint32_t* out) {
+template <uint32_t kBytes>
+void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, uint32_t* out) {
   constexpr uint32_t kDwords = kBytes / 4;
   for (int l = 0; l < kLanes; ++l) {
     if (to_lds) {
