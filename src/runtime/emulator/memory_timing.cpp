@@ -119,6 +119,26 @@ void AsyncState::reset() {
   std::fill(std::begin(sgpr_tag_inst), std::end(sgpr_tag_inst), 0);
 }
 
+uint32_t* register_values(Wave& wave, PendingOp& op) {
+  if (!wave.wg->track_races && op.lanes == ~0ull) {
+    op.target = PendingOp::Target::None;  // landed already
+    return wave.v(op.reg);
+  }
+  op.values.resize(size_t(op.dwords) * kLanes);
+  return op.values.data();
+}
+
+uint32_t* lds_block_values(Wave& wave, PendingOp& op, uint32_t lds_at, size_t dwords) {
+  if (!wave.wg->track_races) {
+    op.target = PendingOp::Target::None;  // landed already
+    return reinterpret_cast<uint32_t*>(wave.wg->lds.data() + lds_at);
+  }
+  op.values.resize(dwords);
+  op.lds_address.assign(1, lds_at);
+  op.lds_block = true;
+  return op.values.data();
+}
+
 PendingOp& begin_op(Wave& wave, AsyncClass cls) {
   return fresh(wave.wg->track_races ? wave.async.queue[int(cls)].push() : scratch_op(), cls);
 }

@@ -41,7 +41,6 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.reg = in.dst[0].index;
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
-  op.values.resize(size_t(op.dwords) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   uint64_t lane_at[kLanes][kAddresses];
@@ -56,7 +55,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
     }
   }
   // Every lane checked: the copy, [dword][lane].
-  uint32_t* values = op.values.data();
+  uint32_t* values = register_values(w, op);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
@@ -91,7 +90,6 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.reg = in.dst[0].index;
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
-  op.values.resize(size_t(2) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
   bool track = true;
   uint64_t at[kLanes];
@@ -104,6 +102,7 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   }
   uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
   for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
+  uint32_t* values = register_values(w, op);
   if constexpr (kBits == 16) {
     // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
     // a 4 x 4 transpose of 16-bit elements, in two steps of swapped pairs.
@@ -118,8 +117,8 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
         const uint64_t lane[4] = {(a0 & kLow32) | (a2 << 32), (a1 & kLow32) | (a3 << 32), (a0 >> 32) | (a2 & ~kLow32),
                                   (a1 >> 32) | (a3 & ~kLow32)};
         for (int e = 0; e < 4; ++e) {
-          op.values[block + 4 * p + e] = uint32_t(lane[e]);
-          op.values[kLanes + block + 4 * p + e] = uint32_t(lane[e] >> 32);
+          values[block + 4 * p + e] = uint32_t(lane[e]);
+          values[kLanes + block + 4 * p + e] = uint32_t(lane[e] >> 32);
         }
       }
     submit(w, in, op);
@@ -131,8 +130,8 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
     uint64_t value = 0;
     for (int j = 0; j < elements; ++j)
       value |= ((read[block + lanes_per_row * j + i / elements] >> (kBits * (i % elements))) & mask) << (kBits * j);
-    op.values[l] = uint32_t(value);
-    op.values[kLanes + l] = uint32_t(value >> 32);
+    values[l] = uint32_t(value);
+    values[kLanes + l] = uint32_t(value >> 32);
   }
   submit(w, in, op);
 }

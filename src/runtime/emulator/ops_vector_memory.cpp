@@ -175,16 +175,15 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
         __builtin_prefetch(reinterpret_cast<const void*>(address[l]));
       }
       if (whole && high - low < (uint64_t(1) << 40) && mem.contains(low, high - low + bytes, region)) {
-        if (to_lds) op.values.resize(size_t(kLanes) * (bytes / 4));
+        uint32_t* out =
+            to_lds ? lds_block_values(w, op, lds_base, size_t(kLanes) * (bytes / 4)) : register_values(w, op);
         switch (bytes) {
-          case 4: read_lanes<4>(mem, address, to_lds, op.values.data()); break;
-          case 8: read_lanes<8>(mem, address, to_lds, op.values.data()); break;
-          case 12: read_lanes<12>(mem, address, to_lds, op.values.data()); break;
-          default: read_lanes<16>(mem, address, to_lds, op.values.data()); break;
+          case 4: read_lanes<4>(mem, address, to_lds, out); break;
+          case 8: read_lanes<8>(mem, address, to_lds, out); break;
+          case 12: read_lanes<12>(mem, address, to_lds, out); break;
+          default: read_lanes<16>(mem, address, to_lds, out); break;
         }
         if (to_lds) {
-          op.lds_address.assign(1, lds_base);
-          op.lds_block = true;
           if (w.wg->track_races)
             for (int l = 0; l < kLanes && track; ++l)
               track = track_lds(w, in, AsyncClass::Vector, lds_base + l * lds_stride, bytes, true);
