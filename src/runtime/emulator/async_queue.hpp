@@ -22,7 +22,8 @@ struct PendingOp {
   uint8_t lds_width = 4;             // Lds: bytes written per address (1, 2 for ds_write_b8/b16)
   uint64_t lanes = 0;                // VGPR targets: lanes written
   std::vector<uint32_t> values;      // Vgpr: [dword][64]; Sgpr: [dword]; Lds: one per address
-  std::vector<uint32_t> lds_address; // Lds: byte address of each value
+  std::vector<uint32_t> lds_address; // Lds: byte address of each value, or (lds_block) of the first
+  bool lds_block = false;            // Lds: the values land one after another from lds_address[0]
 };
 
 // FIFO that reuses its slots (and their vectors' capacity); push() hands back a

@@ -558,7 +558,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
     }
   }
   program->hazard = hazard_profiles(*program);
-  program->hazard_rows = hazard_rows(program->hazard);
+  program->hazard_rows = hazard_rows(*program);
   return program;
 }
 

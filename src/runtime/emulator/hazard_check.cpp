@@ -184,11 +184,14 @@ std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
   return out;
 }
 
-std::vector<HazardRows> hazard_rows(const std::vector<gfx950::HazardProfile>& profiles) {
+std::vector<HazardRows> hazard_rows(const Program& program) {
   std::vector<HazardRows> out;
-  out.reserve(profiles.size());
-  for (const gfx950::HazardProfile& t : profiles)
-    out.push_back({gfx950::rows_started_by(t), gfx950::rows_ended_by(t), gfx950::longest_wait_after(t)});
+  out.reserve(program.hazard.size());
+  for (size_t i = 0; i < program.hazard.size(); ++i) {
+    const gfx950::HazardProfile& t = program.hazard[i];
+    out.push_back({gfx950::rows_started_by(t), gfx950::rows_ended_by(t), gfx950::longest_wait_after(t),
+                   uint32_t(wait_states_of(program.insts[i], program.names[i]))});
+  }
   return out;
 }
 
@@ -197,7 +200,7 @@ void check_hazards(Wave& wave, const Inst& in) {
   const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
   const uint32_t ends = p.hazard_rows[in.id].ends;
-  if (!ends) return;
+  if (!(ends & h.live_starts)) return;
   HazardMemo& memo = wave.wg->hazard_memo;
   if (memo.program != &p) {
     memo.program = &p;
@@ -206,12 +209,13 @@ void check_hazards(Wave& wave, const Inst& in) {
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
+    const uint32_t rows = producer.starts & ends;
+    if (!rows) continue;  // no rule joins the two: nothing asked
     const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
-    HazardMemo::Entry& e = memo.entries[(producer.inst * 0x9e3779b1u ^ in.id) % HazardMemo::kEntries];
+    HazardMemo::Entry& e = memo.entries[HazardMemo::slot(producer.inst, in.id)];
     if (e.pair != pair) {
-      const uint32_t rows = p.hazard_rows[producer.inst].starts & ends;
-      const Need n = rows ? required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]) : Need{};
-      e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, n.where.first, n.where.count};
+      const Need n = required(rows, p.insts[producer.inst], traits[producer.inst], in, traits[in.id]);
+      e = {pair, int16_t(n.states), uint8_t(n.rule), n.where.vector, uint16_t(n.where.first), uint16_t(n.where.count)};
     }
     if (e.states <= age) continue;
     const Need need{e.states, HazardRule(e.rule), Regs{e.first, e.count, e.vector}};
@@ -230,9 +234,25 @@ void check_hazards(Wave& wave, const Inst& in) {
 void note_issued(Wave& wave, const Inst& in) {
   const Program& p = *wave.wg->program;
   HazardHistory& h = wave.hazards;
-  h.states += uint64_t(wait_states_of(in, p.names[in.id]));
-  std::erase_if(h.producers, [&](const auto& x) { return int(h.states - x.issued) >= x.lifetime; });
-  if (const int lifetime = p.hazard_rows[in.id].lifetime) h.producers.push_back({in.id, h.states, lifetime});
+  const HazardRows& rows = p.hazard_rows[in.id];
+  h.states += rows.wait_states;
+  if (h.states >= h.next_expiry) {  // drop the expired, in order, and sum up the rest
+    h.next_expiry = ~0ull;
+    h.live_starts = 0;
+    size_t kept = 0;
+    for (const auto& x : h.producers) {
+      if (int(h.states - x.issued) >= x.lifetime) continue;
+      h.next_expiry = std::min(h.next_expiry, x.issued + x.lifetime);
+      h.live_starts |= x.starts;
+      h.producers[kept++] = x;
+    }
+    h.producers.resize(kept);
+  }
+  if (const int lifetime = rows.lifetime) {
+    h.producers.push_back({in.id, h.states, lifetime, rows.starts});
+    h.next_expiry = std::min(h.next_expiry, h.states + lifetime);
+    h.live_starts |= rows.starts;
+  }
 }
 
 }  // namespace cdna4::emu

@@ -13,8 +13,8 @@ namespace cdna4::emu {
 
 // The profile of every instruction of a decoded program (Program::hazard).
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program);
-// The rules each profile can start and end (Program::hazard_rows).
-std::vector<HazardRows> hazard_rows(const std::vector<gfx950::HazardProfile>& profiles);
+// The rules each instruction's profile (program.hazard) can start and end, and its wait states (Program::hazard_rows).
+std::vector<HazardRows> hazard_rows(const Program& program);
 
 // Per wave: the instructions that may still start a hazard.
 struct HazardHistory {
@@ -22,11 +22,16 @@ struct HazardHistory {
     uint32_t inst;
     uint64_t issued;  // wait states issued up to and including the producer
     int lifetime;     // the longest wait a rule can ask after it
+    uint32_t starts;  // the rules it can start (HazardRows::starts)
   };
   uint64_t states = 0;
+  uint64_t next_expiry = ~0ull;  // the earliest issued + lifetime among the producers
+  uint32_t live_starts = 0;      // every rule the producers can start (a consumer ending none has nothing to check)
   std::vector<Producer> producers;
   void reset() {
     states = 0;
+    next_expiry = ~0ull;
+    live_starts = 0;
     producers.clear();
   }
 };
@@ -34,15 +39,20 @@ struct HazardHistory {
 // What a producer instruction asks of a consumer (the rows they share and
 // where their operands meet) depends on the two instructions only: remembered
 // per (producer, consumer) pair in a direct-mapped table, per worker thread.
+// A consumer's entries lie together (kWays of them, by producer), so the
+// producers one consumer checks touch a few neighbouring cache lines.
 struct HazardMemo {
   struct Entry {
     uint64_t pair = ~0ull;  // producer << 32 | consumer
     int16_t states = 0;     // 0: no wait asked
     uint8_t rule = 0;
     bool vector = true;
-    uint32_t first = 0, count = 0;
+    uint16_t first = 0, count = 0;  // registers: below 2^16
   };
-  static constexpr size_t kEntries = 4096;
+  static constexpr size_t kWays = 16, kEntries = 1024 * kWays;
+  static size_t slot(uint32_t producer, uint32_t consumer) {
+    return (consumer % (kEntries / kWays)) * kWays + producer % kWays;
+  }
   const void* program = nullptr;  // the entries' program
   std::vector<Entry> entries;
 };

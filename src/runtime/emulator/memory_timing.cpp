@@ -27,6 +27,10 @@ void apply(Wave& wave, const PendingOp& op) {
   switch (op.target) {
     case PendingOp::Target::None: break;
     case PendingOp::Target::Vgpr:
+      if (op.lanes == ~0ull) {  // the registers are consecutive, [dword][lane] as the values
+        std::memcpy(wave.v(op.reg), op.values.data(), size_t(op.dwords) * kLanes * sizeof(uint32_t));
+        break;
+      }
       for (uint32_t d = 0; d < op.dwords; ++d) {
         uint32_t* dst = wave.v(op.reg + d);
         const uint32_t* src = op.values.data() + d * kLanes;
@@ -39,7 +43,9 @@ void apply(Wave& wave, const PendingOp& op) {
       break;
     case PendingOp::Target::Lds: {
       uint8_t* lds = wave.wg->lds.data();
-      if (op.lds_width == 4) {
+      if (op.lds_block) {
+        std::memcpy(lds + op.lds_address[0], op.values.data(), op.values.size() * sizeof(uint32_t));
+      } else if (op.lds_width == 4) {
         for (size_t i = 0; i < op.values.size(); ++i) std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
       } else {
         for (size_t i = 0; i < op.values.size(); ++i)
@@ -88,6 +94,7 @@ PendingOp& fresh(PendingOp& op, AsyncClass cls) {
   op.lanes = 0;
   op.values.clear();
   op.lds_address.clear();
+  op.lds_block = false;
   return op;
 }
 
@@ -110,6 +117,26 @@ void AsyncState::reset() {
   std::fill(std::begin(sgpr_tag), std::end(sgpr_tag), 0);
   std::fill(std::begin(vgpr_tag_inst), std::end(vgpr_tag_inst), 0);
   std::fill(std::begin(sgpr_tag_inst), std::end(sgpr_tag_inst), 0);
+}
+
+uint32_t* register_values(Wave& wave, PendingOp& op) {
+  if (!wave.wg->track_races && op.lanes == ~0ull) {
+    op.target = PendingOp::Target::None;  // landed already
+    return wave.v(op.reg);
+  }
+  op.values.resize(size_t(op.dwords) * kLanes);
+  return op.values.data();
+}
+
+uint32_t* lds_block_values(Wave& wave, PendingOp& op, uint32_t lds_at, size_t dwords) {
+  if (!wave.wg->track_races) {
+    op.target = PendingOp::Target::None;  // landed already
+    return reinterpret_cast<uint32_t*>(wave.wg->lds.data() + lds_at);
+  }
+  op.values.resize(dwords);
+  op.lds_address.assign(1, lds_at);
+  op.lds_block = true;
+  return op.values.data();
 }
 
 PendingOp& begin_op(Wave& wave, AsyncClass cls) {

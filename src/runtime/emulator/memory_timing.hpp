@@ -9,6 +9,12 @@ namespace cdna4::emu {
 
 // Returns a fresh operation of class `cls` to fill in; pass it to submit().
 PendingOp& begin_op(Wave& wave, AsyncClass cls);
+// Where an operation's `dwords` x 64 values ([dword][lane]) go, once every lane
+// has been checked: with instant completion and all lanes written, straight into
+// its target (the registers from op.reg; LDS from `lds_at`, lane after lane), as
+// applying them at submit() would; else into op.values, to land on completion.
+uint32_t* register_values(Wave& wave, PendingOp& op);
+uint32_t* lds_block_values(Wave& wave, PendingOp& op, uint32_t lds_at, size_t dwords);
 // Schedules completion (or applies at once with instant completion) and marks
 // the target registers as pending.
 void submit(Wave& wave, const Inst& in, PendingOp& op);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "common/mfma_fused_groups.hpp"
@@ -79,6 +80,64 @@ __attribute__((target("avx512f"))) void chain_rows_512(const float* a, ALayout a
 }
 
 
+// v_mfma_f32_{16x16x32,32x32x16}_bf16 read and written in the registers' own
+// layout, for AVX-512 hosts: the policy's chain with no unpacked copies.
+// Register r of A and of B holds k = 8 g + 2 r + e in bf16 e (e = 0 low) of
+// lanes N g .. N g + N - 1, lane order = row of A / column of B, so N lanes
+// shifted or masked are a whole k-row of B (and of A k-major): a load and an
+// integer op per 16 of them. 16 accumulator registers hold kRows rows of D at
+// a time; D is written once everything is read (it may overlap A, B or C).
+__attribute__((target("avx512f"), always_inline)) inline __m512 bf16_k_row(const uint32_t* regs, int n, int kk,
+                                                                            int v) {
+  const __m512i x = _mm512_loadu_si512(regs + ((kk % 8) / 2) * kRegisterStride + (kk / 8) * n + 16 * v);
+  return _mm512_castsi512_ps(kk % 2 ? _mm512_and_si512(x, _mm512_set1_epi32(int(0xffff0000u)))
+                                    : _mm512_maskz_slli_epi32(0xffff, x, 16));  // (unmasked: a GCC 12 false warning)
+}
+// Row i of an N x N result: register 4 (i / (4 G)) + i % 4, lanes N ((i % 4 G) / 4) .., G = 64 / N lane groups.
+template <int N> constexpr int d_row(int i) {
+  constexpr int kBlock = 4 * (kRegisterStride / N);
+  return (4 * (i / kBlock) + i % 4) * kRegisterStride + ((i % kBlock) / 4) * N;
+}
+
+template <int N>
+__attribute__((target("avx512f"))) void bf16_in_registers_512(const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                                                              uint32_t c_imm, uint32_t* d) {
+  constexpr int kK = 512 / N, kVecs = N / 16, kRows = 16 / kVecs;
+  alignas(64) float a_k_major[kK * N];
+  for (int kk = 0; kk < kK; ++kk)
+    for (int v = 0; v < kVecs; ++v) _mm512_store_ps(a_k_major + kk * N + 16 * v, bf16_k_row(a, N, kk, v));
+  alignas(64) float out[N * N];  // several passes: D waits until the last has read A, B and C
+  const __m512 default_nan = _mm512_set1_ps(gfx950::default_nan());
+  for (int row0 = 0; row0 < N; row0 += kRows) {
+    __m512 sum[kRows][kVecs];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r)
+      for (int v = 0; v < kVecs; ++v)
+        sum[r][v] = c ? _mm512_loadu_ps(reinterpret_cast<const float*>(c + d_row<N>(row0 + r) + 16 * v))
+                      : _mm512_castsi512_ps(_mm512_set1_epi32(int(c_imm)));
+#pragma GCC unroll 2
+    for (int kk = 0; kk < kK; ++kk) {
+      __m512 bv[kVecs];
+      for (int v = 0; v < kVecs; ++v) bv[v] = bf16_k_row(b, N, kk, v);
+#pragma GCC unroll 16
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 ai = _mm512_set1_ps(a_k_major[kk * N + row0 + r]);
+        for (int v = 0; v < kVecs; ++v) sum[r][v] = _mm512_fmadd_ps(ai, bv[v], sum[r][v]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r)
+      for (int v = 0; v < kVecs; ++v) {
+        const __mmask16 nan = _mm512_cmp_ps_mask(sum[r][v], sum[r][v], _CMP_UNORD_Q);
+        const __m512 result = _mm512_mask_blend_ps(nan, sum[r][v], default_nan);
+        if constexpr (kRows == N) _mm512_storeu_ps(reinterpret_cast<float*>(d + d_row<N>(row0 + r) + 16 * v), result);
+        else _mm512_store_ps(out + (row0 + r) * N + 16 * v, result);
+      }
+  }
+  if constexpr (kRows != N)
+    for (int i = 0; i < N; ++i) std::memcpy(d + d_row<N>(i), out + i * N, N * sizeof(float));
+}
+
 // The widest FMA path the host has; CDNA4_EMULATOR_SIMD=avx2 or =portable
 // narrows it (the tests run each path on a host that has them all).
 enum class Simd { portable, avx2, avx512 };
@@ -122,6 +181,17 @@ void fma_chain(int m, int n, int k, const float* a, ALayout al, const float* b, 
 }
 
 }  // namespace
+
+bool mfma_bf16_in_registers(int n, const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t c_imm,
+                            uint32_t* d) {
+#if defined(__x86_64__)
+  if (host_simd() == Simd::avx512 && (n == 16 || n == 32)) {
+    (n == 16 ? bf16_in_registers_512<16> : bf16_in_registers_512<32>)(a, b, c, c_imm, d);
+    return true;
+  }
+#endif
+  return false;
+}
 
 void mfma_fma_chain(int m, int n, int k, const float* a, const float* b, float* acc) {
   fma_chain(m, n, k, a, {k, 1}, b, acc);

@@ -35,4 +35,13 @@ void mfma_accumulate(MfmaPolicy policy, int m, int n, int k, const float* a, con
 void mfma_accumulate_k_major_a(MfmaPolicy policy, int m, int n, int k, const float* a_k_major, const float* b,
                                float* acc, gfx950::Element ta, gfx950::Element tb);
 
+// v_mfma_f32_16x16x32_bf16 (n 16) and v_mfma_f32_32x32x16_bf16 (n 32) under
+// fp32-fma-chain-k-order on the registers themselves: a, b, c (null: every C
+// element is c_imm) and d point at the first register of each operand,
+// kRegisterStride dwords (one per lane) a register. False, touching nothing,
+// where the host has no path for it (the caller unpacks).
+inline constexpr int kRegisterStride = 64;
+bool mfma_bf16_in_registers(int n, const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t c_imm,
+                            uint32_t* d);
+
 }  // namespace cdna4::emu

@@ -3,6 +3,7 @@
 // gfx950's transposing reads ds_read_b64_tr_b16 / _b8.
 // Reads sample LDS at issue and land in registers on completion; writes land
 // in LDS on completion. Both are counted by lgkmcnt and complete in order.
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -40,20 +41,30 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.reg = in.dst[0].index;
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
-  op.values.resize(size_t(op.dwords) * kLanes);
   TraceRecorder* trace = w.wg->tracer.get();
   LdsLanes tracked(w, in, AsyncClass::Lds, false);
+  uint64_t lane_at[kLanes][kAddresses];
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
       uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
       check_lds_range(w, in, at, 4 * kDwords);
-      for (int d = 0; d < kDwords; ++d) std::memcpy(&op.values[(a * kDwords + d) * kLanes + l], lds + at + 4 * d, 4);
+      lane_at[l][a] = at;
       if (trace) trace->add(at, 4 * kDwords, l);
       tracked.add(uint32_t(at), 4 * kDwords);
     }
   }
   tracked.track();
+  // Every lane checked: the copy, [dword][lane].
+  uint32_t* values = register_values(w, op);
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    for (int a = 0; a < kAddresses; ++a) {
+      uint32_t lane[kDwords];
+      std::memcpy(lane, lds + lane_at[l][a], sizeof(lane));
+      for (int d = 0; d < kDwords; ++d) values[(a * kDwords + d) * kLanes + l] = lane[d];
+    }
+  }
   submit(w, in, op);
 }
 
@@ -69,7 +80,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
 // two interleaved 8x8 byte transposes for 8-bit) and the lane addresses
 // HipKittens' shared_to_register loads give it; all agree.
 template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
-  constexpr int elements = 64 / kBits, lanes_per_row = 16 / elements, bytes = kBits / 8;
+  constexpr int elements = 64 / kBits, lanes_per_row = 16 / elements;
   LaneValues address;
   fetch(w, in.src[0], address);
   if (w.exec() != ~uint64_t(0))
@@ -80,7 +91,6 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.reg = in.dst[0].index;
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
-  op.values.assign(size_t(2) * kLanes, 0);
   TraceRecorder* trace = w.wg->tracer.get();
   LdsLanes tracked(w, in, AsyncClass::Lds, false);
   uint64_t at[kLanes];
@@ -92,16 +102,38 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
     tracked.add(uint32_t(at[l]), 8);
   }
   tracked.track();
+  uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
+  for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
+  uint32_t* values = register_values(w, op);
+  if constexpr (kBits == 16) {
+    // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
+    // a 4 x 4 transpose of 16-bit elements, in two steps of swapped pairs.
+    constexpr uint64_t kLow16 = 0x0000ffff0000ffffull, kLow32 = 0x00000000ffffffffull;
+    for (int block = 0; block < kLanes; block += 16)
+      for (int p = 0; p < 4; ++p) {
+        const uint64_t* q = read + block + p;
+        const uint64_t a0 = (q[0] & kLow16) | ((q[4] & kLow16) << 16);
+        const uint64_t a1 = ((q[0] >> 16) & kLow16) | (q[4] & ~kLow16);
+        const uint64_t a2 = (q[8] & kLow16) | ((q[12] & kLow16) << 16);
+        const uint64_t a3 = ((q[8] >> 16) & kLow16) | (q[12] & ~kLow16);
+        const uint64_t lane[4] = {(a0 & kLow32) | (a2 << 32), (a1 & kLow32) | (a3 << 32), (a0 >> 32) | (a2 & ~kLow32),
+                                  (a1 >> 32) | (a3 & ~kLow32)};
+        for (int e = 0; e < 4; ++e) {
+          values[block + 4 * p + e] = uint32_t(lane[e]);
+          values[kLanes + block + 4 * p + e] = uint32_t(lane[e] >> 32);
+        }
+      }
+    submit(w, in, op);
+    return;
+  }
+  constexpr uint64_t mask = (uint64_t(1) << kBits) - 1;
   for (int l = 0; l < kLanes; ++l) {
     const int block = l / 16 * 16, i = l % 16;
     uint64_t value = 0;
-    for (int j = 0; j < elements; ++j) {
-      uint64_t element = 0;
-      std::memcpy(&element, lds + at[block + lanes_per_row * j + i / elements] + bytes * (i % elements), bytes);
-      value |= element << (kBits * j);
-    }
-    op.values[l] = uint32_t(value);
-    op.values[kLanes + l] = uint32_t(value >> 32);
+    for (int j = 0; j < elements; ++j)
+      value |= ((read[block + lanes_per_row * j + i / elements] >> (kBits * (i % elements))) & mask) << (kBits * j);
+    values[l] = uint32_t(value);
+    values[kLanes + l] = uint32_t(value >> 32);
   }
   submit(w, in, op);
 }
@@ -115,6 +147,11 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   uint64_t exec = w.exec();
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
+  const size_t values = size_t(std::popcount(exec)) * kAddresses * kDwords;
+  op.lds_address.resize(values);
+  op.values.resize(values);
+  uint32_t* lds_address = op.lds_address.data();
+  uint32_t* value = op.values.data();
   TraceRecorder* trace = w.wg->tracer.get();
   LdsLanes tracked(w, in, AsyncClass::Lds, true);
   for (int l = 0; l < kLanes; ++l) {
@@ -123,8 +160,8 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
       uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
       check_lds_range(w, in, at, 4 * kDwords);
       for (int d = 0; d < kDwords; ++d) {
-        op.lds_address.push_back(uint32_t(at + 4 * d));
-        op.values.push_back(data[a * kDwords + d][l]);
+        *lds_address++ = uint32_t(at + 4 * d);
+        *value++ = data[a * kDwords + d][l];
       }
       if (trace) trace->add(at, 4 * kDwords, l);
       tracked.add(uint32_t(at), 4 * kDwords);

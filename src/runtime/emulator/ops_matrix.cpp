@@ -93,6 +93,18 @@ template <size_t I> void mfma(Wave& w, const Inst& in) {
     w.wg->fail(w, in, "the cdna3-fused-groups MFMA policy does not define this kind (f8f6f4 and sparse kinds)");
   if (in.src[0].kind != OperandKind::Vgpr || in.src[1].kind != OperandKind::Vgpr)
     w.wg->fail(w, in, "MFMA A/B operands other than registers are not modelled");
+  if constexpr (kind.element == Element::bf16 && kind.element_b == Element::bf16 && M == N && M * K == 512 &&
+                kind.ab_regs == 4 && !kind.sparse && !kind.f8f6f4 && !kind.scaled) {  // 16x16x32 and 32x32x16
+    static_assert(kRegisterStride == kLanes);
+    const Operand& c = in.src[2];
+    if (w.wg->options.mfma_policy == MfmaPolicy::fp32_fma_chain_k_order &&
+        mfma_bf16_in_registers(N, w.v(in.src[0].index), w.v(in.src[1].index),
+                                        c.kind == OperandKind::Vgpr ? w.v(c.index) : nullptr, uint32_t(c.imm),
+                                        w.v(in.dst[0].index))) {
+      w.wg->mfma_macs += uint64_t(M) * N * K;
+      return;
+    }
+  }
   alignas(32) T acc[M * N];
   // Register r of lane group g (lanes g N .. g N + N - 1) holds row row_of(g, r), columns in lane order.
   auto row_of = [](int g, int r) { return 4 * (kLanes / N) * (r / 4) + 4 * g + r % 4; };

@@ -4,6 +4,7 @@
 // global memory is not modelled) and only occupy the queue.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/emulator/buffer_resource.hpp"
@@ -65,6 +66,21 @@ struct BufferLane {
   uint64_t address;
   bool in_range;
 };
+
+// Every lane's kBytes at its address, lane after lane (to LDS: LDS order) or [dword][lane] (to registers).
+template <uint32_t kBytes>
+void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, uint32_t* out) {
+  constexpr uint32_t kDwords = kBytes / 4;
+  for (int l = 0; l < kLanes; ++l) {
+    if (to_lds) {
+      mem.read(address[l], out + l * kDwords, kBytes);
+      continue;
+    }
+    uint32_t values[kDwords];
+    mem.read(address[l], values, kBytes);
+    for (uint32_t d = 0; d < kDwords; ++d) out[d * kLanes + l] = values[d];
+  }
+}
 
 // kSubDword: a byte or short access (aux bytes 0); the dword forms take no sub-dword path.
 template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
@@ -140,6 +156,43 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
   LdsLanes tracked(w, in, AsyncClass::Vector, true);
+  // The whole instruction at once when every lane is active, untraced, in range and
+  // in one region (an LDS-DMA's block, lanes back to back, inside LDS): the same
+  // values, with nothing observable done until every lane has passed.
+  if constexpr (!kSubDword) {
+    const bool lds_block_fits = !to_lds || (lds_stride == bytes && lds_base % 4 == 0 &&
+                                            uint64_t(lds_base) + uint64_t(kLanes) * bytes <= w.wg->lds.size());
+    if (contiguous && exec == ~0ull && !trace && lds_block_fits) {
+      // Every lane's address checked (and its line asked for) first, then copied:
+      // the lanes' memory reads overlap. One region holding the lanes' whole span holds each lane.
+      uint64_t address[kLanes], low = ~0ull, high = 0;
+      bool whole = true;
+      for (int l = 0; l < kLanes && whole; ++l) {
+        address[l] = lane_info(l, 0).address;
+        whole = whole_lane_in_range(l);
+        low = std::min(low, address[l]);
+        high = std::max(high, address[l]);
+        __builtin_prefetch(reinterpret_cast<const void*>(address[l]));
+      }
+      if (whole && high - low < (uint64_t(1) << 40) && mem.contains(low, high - low + bytes, region)) {
+        uint32_t* out =
+            to_lds ? lds_block_values(w, op, lds_base, size_t(kLanes) * (bytes / 4)) : register_values(w, op);
+        switch (bytes) {
+          case 4: read_lanes<4>(mem, address, to_lds, out); break;
+          case 8: read_lanes<8>(mem, address, to_lds, out); break;
+          case 12: read_lanes<12>(mem, address, to_lds, out); break;
+          default: read_lanes<16>(mem, address, to_lds, out); break;
+        }
+        if (to_lds) {
+          for (int l = 0; l < kLanes; ++l) tracked.add(lds_base + l * lds_stride, bytes);
+          tracked.track();
+        }
+        submit(w, in, op);
+        return;
+      }
+      // Else lane by lane, as below: the lane that is not names its dword.
+    }
+  }
   const uint32_t* old = w.v(in.dst[0].index);
   if (to_lds) {
     op.lds_address.reserve(size_t(kLanes) * (bytes / 4));

@@ -131,6 +131,7 @@ struct LaneModifier {
 struct HazardRows {
   uint32_t starts = 0, ends = 0;
   int lifetime = 0;  // the longest wait a rule can ask after it (0: it starts none)
+  uint32_t wait_states = 1;  // what issuing it counts (s_nop: its own count)
 };
 
 struct Program {
