@@ -246,3 +246,35 @@ TEST_CASE("race report: hazards carry their rule and the wait states needed and 
   CHECK(race_count("  v_mov_b32 v1, 1.0\n  v_exp_f32 v2, v1\n  s_nop 0\n  v_add_f32 v3, 1.0, v2\n  s_endpgm\n") == 0);
   CHECK(race_count("  v_mov_b32 v1, 1.0\n  v_exp_f32 v2, v1\n  v_rcp_f32 v3, v2\n  s_endpgm\n") == 0);
 }
+
+// Wave 1's lanes form one span of LDS; wave 0 wrote dwords 40 and 41 (0xa0) before.
+// The report names the first conflicting lane's dwords, as lane by lane would.
+TEST_CASE("race report: a conflict in the middle of a span of lanes names that lane's dwords", "[emulator][races]") {
+  const std::string write = "ds_write_b64 v2, v[10:11] offset:160";
+  const char* lanes = "v_and_b32 v3, 63, v0\n  v_lshlrev_b32 v5, 2, v3\n  v_lshlrev_b32 v6, 3, v3\n  s_mov_b32 m0, 0\n"
+                      "  s_mov_b64 s[8:9], 0\n  s_mov_b64 s[10:11], 0\n  s_nop 1\n  ";
+  struct Case {
+    const char* access;
+    RaceKind kind;
+    const char* location;
+  };
+  const Case cases[] = {
+      {"ds_read_b32 v4, v5", RaceKind::LdsReadAfterWrite, "lds:0xa0+4"},
+      {"ds_read_b64 v[12:13], v6", RaceKind::LdsReadAfterWrite, "lds:0xa0+8"},
+      {"ds_read2_b32 v[12:13], v6 offset1:1", RaceKind::LdsReadAfterWrite, "lds:0xa0+4"},
+      {"ds_read2_b32 v[12:13], v5 offset1:64", RaceKind::LdsReadAfterWrite, "lds:0xa0+4"},
+      {"ds_write_b32 v5, v10", RaceKind::LdsWriteAfterWrite, "lds:0xa0+4"},
+      {"ds_write2_b32 v6, v10, v11 offset1:1", RaceKind::LdsWriteAfterWrite, "lds:0xa0+4"},
+      {"ds_write_b8 v3, v10 offset:128", RaceKind::LdsWriteAfterWrite, "lds:0xa0+4"},
+      {"buffer_load_dword v5, s[8:11], 0 offen lds", RaceKind::LdsWriteAfterWrite, "lds:0xa0+4"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.access);
+    const RaceReport r = first_race(two_wave_lds(write, true, lanes + std::string(c.access)), with_lds(1024), 128);
+    CHECK(r.kind == c.kind);
+    CHECK(r.wave == 1);
+    CHECK(r.other_wave == 0);
+    CHECK(to_string(r.location) == c.location);
+    CHECK(r.missing == MissingWait::Barrier);
+  }
+}
