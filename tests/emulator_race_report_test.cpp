@@ -278,3 +278,88 @@ TEST_CASE("race report: a conflict in the middle of a span of lanes names that l
     CHECK(r.missing == MissingWait::Barrier);
   }
 }
+
+// Sixteen waves: the readers' sequence numbers are compared four waves at a time
+// past the first eight. Waves 9..14 read dword 25, wave 15 later writes it.
+TEST_CASE("race report: a write after reads of waves past the eighth names the first of them", "[emulator][races]") {
+  const std::string body = R"(
+  v_lshrrev_b32 v1, 6, v0
+  s_nop 0
+  v_readfirstlane_b32 s6, v1
+  v_mov_b32 v2, 0
+  v_mov_b32 v10, 1
+  s_cmp_eq_u32 s6, 15
+  s_cbranch_scc1 writer
+  s_cmp_lt_u32 s6, 9
+  s_cbranch_scc1 done
+  ds_read_b32 v4, v2 offset:100
+  s_waitcnt lgkmcnt(0)
+done:
+  s_endpgm
+writer:
+  s_mov_b32 s7, 300
+spin:
+  s_sub_u32 s7, s7, 1
+  s_cmp_lg_u32 s7, 0
+  s_cbranch_scc1 spin
+  ds_write_b32 v2, v10 offset:100
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+)";
+  for (uint64_t seed : {1, 2, 3}) {
+    const RaceReport r = first_race(body, with_lds(1024), 1024, randomized(seed));
+    CHECK(r.kind == RaceKind::LdsWriteAfterRead);
+    CHECK(r.wave == 15);
+    CHECK(r.other_wave == 9);
+    CHECK(to_string(r.location) == "lds:0x64+4");
+    CHECK(r.missing == MissingWait::Barrier);
+  }
+}
+
+// The race tracker is reused by the next workgroup on the same host thread: what
+// workgroup 0's waves wrote (DS, sub-dword, LDS-DMA) is gone when workgroup 1's
+// wave 0 reads those dwords without any write of its own workgroup.
+TEST_CASE("race report: LDS records do not outlive their workgroup", "[emulator][races]") {
+  const std::string body = R"(
+  v_lshrrev_b32 v1, 6, v0
+  s_nop 0
+  v_readfirstlane_b32 s6, v1
+  v_and_b32 v3, 63, v0
+  v_lshlrev_b32 v2, 2, v3
+  v_mov_b32 v10, 1
+  s_mov_b64 s[8:9], 0
+  s_mov_b64 s[10:11], 0
+  s_mov_b32 m0, 0x200
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc0 later
+  s_cmp_eq_u32 s6, 1
+  s_cbranch_scc0 done
+  ds_write_b32 v2, v10
+  ds_write_b8 v3, v10 offset:0x100
+  buffer_load_dword v2, s[8:11], 0 offen lds
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  s_endpgm
+later:
+  s_cmp_eq_u32 s6, 0
+  s_cbranch_scc0 done
+  ds_read_b32 v4, v2
+  ds_read_b32 v5, v2 offset:0x100
+  ds_read_b32 v6, v2 offset:0x200
+  s_waitcnt lgkmcnt(0)
+done:
+  s_endpgm
+)";
+  const TestKernel k = TestKernel::build(body, with_lds(1024));
+  for (uint32_t threads : {1u, 2u})
+    for (uint64_t seed : {1, 2, 3}) {
+      emu::EmulatorOptions options = randomized(seed);
+      options.threads = threads;
+      std::vector<uint32_t> buffer(64, 0);
+      Args args;
+      args.add(buffer);
+      emu::Dispatch d = args.dispatch(4, 128);
+      const emu::RunStats stats = run(k, d, options);
+      INFO("threads " << threads << " seed " << seed);
+      CHECK(race_text(stats) == "");
+    }
+}
