@@ -81,6 +81,9 @@ struct AsyncState {
   uint32_t sgpr_tag[128] = {};
   uint32_t vgpr_tag_inst[gfx950::kRegistersPerLane] = {};  // the load that set the tag, for reports
   uint32_t sgpr_tag_inst[128] = {};
+  // Bit r: the register's tag is not 0, so a check skips the untagged registers 64 at a time.
+  uint64_t vgpr_tagged[gfx950::kRegistersPerLane / 64] = {};
+  uint64_t sgpr_tagged[128 / 64] = {};
 
   bool guaranteed(AsyncClass cls, uint32_t seq) const { return seq <= guaranteed_upto[int(cls)]; }
   // Barrier epoch at which the op was proven complete, or kNever.

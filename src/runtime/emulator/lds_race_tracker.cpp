@@ -13,11 +13,10 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     waves_ = waves;
     reader_stride_ = (waves + kWaveBlock - 1) / kWaveBlock * kWaveBlock;
     writer_seq_.assign(dwords, 0);
-    writer_inst_.assign(dwords, 0);
     writer_key_.assign(dwords, 0);
     reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
-    reader_inst_.assign(size_t(dwords) * reader_stride_, 0);
     safe_.assign(size_t(waves) * kClasses * waves * kClasses, 0);
+    inst_log_.resize(size_t(waves) * kClasses);
     safe_stamp_.assign(size_t(waves) * kClasses, 0);
     reader_safe_.assign(reader_stride_, biased(kAlwaysSafe));  // the padding waves never read
     stamp_ = 0;
@@ -29,11 +28,15 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
   touched_first_ = ~0u;
   touched_end_ = 0;
   std::fill(safe_.begin(), safe_.end(), 0);
+  for (auto& log : inst_log_) log.clear();
 }
 
 void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   checking_ = a;
   states_ = &states;
+  std::vector<uint32_t>& log = inst_log_[key(a.wave, a.cls)];
+  if (log.size() <= a.seq) log.resize(a.seq + 1);
+  log[a.seq] = a.inst;
   safe_row_ = &safe_[size_t(key(a.wave, a.cls)) * waves_ * kClasses];
   if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
     std::fill(safe_stamp_.begin(), safe_stamp_.end(), 0);
@@ -100,11 +103,9 @@ std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t coun
 struct LdsRaceTracker::Quick {
   uint32_t* writer_seq;
   uint16_t* writer_key;
-  uint32_t* writer_inst;
   const uint32_t* safe;
   int32_t* reader_seq;  // the checking wave's column
-  uint32_t* reader_inst;
-  uint32_t stride, seq, inst;
+  uint32_t stride, seq;
   uint16_t own_key;
 };
 
@@ -115,13 +116,11 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
       if (readers_conflict(d)) return false;
     } else {  // a read's record changes no check of this access, so each dword is recorded once checked
       q.reader_seq[size_t(d) * q.stride] = biased(q.seq);
-      q.reader_inst[size_t(d) * q.stride] = q.inst;
     }
   }
   if constexpr (kWrite)
     for (uint32_t d = first; d < end; ++d) {
       q.writer_seq[d] = q.seq;
-      q.writer_inst[d] = q.inst;
       q.writer_key[d] = q.own_key;
     }
   return true;
@@ -157,13 +156,10 @@ std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_
   touched_end_ = hi;
   const Quick q{writer_seq_.data(),
                 writer_key_.data(),
-                writer_inst_.data(),
                 safe_row_,
                 reader_seq_.data() + checking_.wave,
-                reader_inst_.data() + checking_.wave,
                 reader_stride_,
                 checking_.seq,
-                checking_.inst,
                 uint16_t(key(checking_.wave, checking_.cls))};
   for (size_t i = 0; i < count; ++i) {
     if (quick<kWrite>(q, spans[i].first, spans[i].first + spans[i].count)) [[likely]]
@@ -197,15 +193,15 @@ std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) 
     bool noted = false;
     if (open && writer_conflicts(d)) {
       const uint32_t k = writer_key_[d];
-      noted = note(LdsConflict{d * 4, 4, uint16_t(k / kClasses), writer_inst_[d], true, AsyncClass(k % kClasses),
-                               writer_seq_[d]});
+      noted = note(LdsConflict{d * 4, 4, uint16_t(k / kClasses), inst_of(k, writer_seq_[d]), true,
+                               AsyncClass(k % kClasses), writer_seq_[d]});
     }
     if (checking_.write) {
       const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
-      const uint32_t* inst = &reader_inst_[size_t(d) * reader_stride_];
       for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
         if (seq[r] > reader_safe_[r])
-          noted = note(LdsConflict{d * 4, 4, r, inst[r], false, AsyncClass::Lds, unbiased(seq[r])});
+          noted = note(LdsConflict{d * 4, 4, r, inst_of(key(r, AsyncClass::Lds), unbiased(seq[r])), false,
+                                   AsyncClass::Lds, unbiased(seq[r])});
     }
     record(d);
   }

@@ -94,14 +94,14 @@ class LdsRaceTracker {
   void record(uint32_t d) {
     if (checking_.write) {
       writer_seq_[d] = checking_.seq;
-      writer_inst_[d] = checking_.inst;
       writer_key_[d] = uint16_t(key(checking_.wave, checking_.cls));
     } else {
-      const size_t at = size_t(d) * reader_stride_ + checking_.wave;
-      reader_seq_[at] = biased(checking_.seq);
-      reader_inst_[at] = checking_.inst;
+      reader_seq_[size_t(d) * reader_stride_ + checking_.wave] = biased(checking_.seq);
     }
   }
+  // The instruction of (wave, class) = key's access number seq: the records keep only
+  // sequence numbers, each access's instruction is noted once (start()).
+  uint32_t inst_of(uint32_t key, uint32_t seq) const { return inst_log_[key][seq]; }
   // Dword by dword: finds the first conflict and grows it, recording as it goes.
   std::optional<LdsConflict> walk(uint32_t first, uint32_t count);
 
@@ -119,11 +119,10 @@ class LdsRaceTracker {
   uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
   // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
   uint32_t touched_first_ = ~0u, touched_end_ = 0;
+  std::vector<std::vector<uint32_t>> inst_log_;  // [key(wave, class)][seq]: instruction index
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
-  std::vector<uint32_t> writer_inst_;    // [dword]
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
   std::vector<int32_t> reader_seq_;      // [dword][wave]: biased seq of the wave's last read
-  std::vector<uint32_t> reader_inst_;    // [dword][wave]
 };
 
 }  // namespace cdna4::emu

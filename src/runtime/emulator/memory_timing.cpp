@@ -1,6 +1,7 @@
 #include "runtime/emulator/memory_timing.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -117,6 +118,8 @@ void AsyncState::reset() {
   std::fill(std::begin(sgpr_tag), std::end(sgpr_tag), 0);
   std::fill(std::begin(vgpr_tag_inst), std::end(vgpr_tag_inst), 0);
   std::fill(std::begin(sgpr_tag_inst), std::end(sgpr_tag_inst), 0);
+  std::fill(std::begin(vgpr_tagged), std::end(vgpr_tagged), 0);
+  std::fill(std::begin(sgpr_tagged), std::end(sgpr_tagged), 0);
 }
 
 uint32_t* register_values(Wave& wave, PendingOp& op) {
@@ -163,11 +166,13 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
     for (uint32_t d = 0; d < op.dwords; ++d) {
       s.vgpr_tag[op.reg + d] = tag;
       s.vgpr_tag_inst[op.reg + d] = in.id;
+      s.vgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
     }
   if (op.target == PendingOp::Target::Sgpr)
     for (uint32_t d = 0; d < op.dwords; ++d) {
       s.sgpr_tag[op.reg + d] = tag;
       s.sgpr_tag_inst[op.reg + d] = in.id;
+      s.sgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
     }
 }
 
@@ -229,17 +234,33 @@ bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt) {
   return true;
 }
 
+namespace {
+
+// The first register in [from, end) whose bit is set, or end.
+uint32_t next_tagged(const uint64_t* bits, uint32_t from, uint32_t end) {
+  while (from < end) {
+    const uint64_t word = bits[from / 64] >> (from % 64);
+    if (word != 0) return std::min(end, from + uint32_t(std::countr_zero(word)));
+    from = (from / 64 + 1) * 64;
+  }
+  return end;
+}
+
+}  // namespace
+
 void check_register_races(Wave& wave, const Inst& in) {
   AsyncState& s = wave.async;
   for (int a = 0; a < in.num_access; ++a) {
     const RegAccess& acc = in.access[a];
     uint32_t* tags = acc.vector ? s.vgpr_tag : s.sgpr_tag;
-    for (uint32_t r = acc.first; r < uint32_t(acc.first) + acc.count; ++r) {
+    uint64_t* tagged = acc.vector ? s.vgpr_tagged : s.sgpr_tagged;
+    const uint32_t end = uint32_t(acc.first) + acc.count;
+    for (uint32_t r = next_tagged(tagged, acc.first, end); r < end; r = next_tagged(tagged, r + 1, end)) {
       uint32_t tag = tags[r];
-      if (tag == 0) continue;
       AsyncClass cls = tag_class(tag);
       if (s.guaranteed(cls, tag_seq(tag))) {
         tags[r] = 0;
+        tagged[r / 64] &= ~(1ull << (r % 64));
         continue;
       }
       if (acc.write && cls == in.async) continue;  // same queue: the older load lands first
