@@ -15,6 +15,10 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     writer_seq_.assign(dwords, 0);
     writer_key_.assign(dwords, 0);
     reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
+    const uint32_t blocks = (dwords + kBlockDwords - 1) / kBlockDwords;
+    block_writer_seq_.assign(blocks, 0);
+    block_writer_key_.assign(blocks, 0);
+    block_reader_seq_.assign(size_t(blocks) * reader_stride_, biased(0));
     safe_.assign(size_t(waves) * kClasses * waves * kClasses, 0);
     inst_log_.resize(size_t(waves) * kClasses);
     safe_stamp_.assign(size_t(waves) * kClasses, 0);
@@ -24,6 +28,13 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     std::fill(writer_seq_.begin() + touched_first_, writer_seq_.begin() + touched_end_, 0);
     std::fill(reader_seq_.begin() + size_t(touched_first_) * reader_stride_,
               reader_seq_.begin() + size_t(touched_end_) * reader_stride_, biased(0));
+    // Every dword's last write is "none" again (seq 0, whatever its key): blocks of one writer.
+    const uint32_t first_block = touched_first_ / kBlockDwords;
+    const uint32_t end_block = (touched_end_ + kBlockDwords - 1) / kBlockDwords;
+    std::fill(block_writer_seq_.begin() + first_block, block_writer_seq_.begin() + end_block, 0);
+    std::fill(block_writer_key_.begin() + first_block, block_writer_key_.begin() + end_block, 0);
+    std::fill(block_reader_seq_.begin() + size_t(first_block) * reader_stride_,
+              block_reader_seq_.begin() + size_t(end_block) * reader_stride_, biased(0));
   }
   touched_first_ = ~0u;
   touched_end_ = 0;
@@ -69,9 +80,8 @@ void LdsRaceTracker::settle(uint32_t k) {
   safe_stamp_[k] = stamp_;
 }
 
-inline bool LdsRaceTracker::readers_conflict(uint32_t d) const {
+inline bool LdsRaceTracker::row_conflicts(const int32_t* seq) const {
   using Four = int32_t __attribute__((vector_size(16)));
-  const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
   Four above{};
   auto compare = [&](uint32_t r) {
     Four s, safe;
@@ -106,23 +116,47 @@ struct LdsRaceTracker::Quick {
   const uint32_t* safe;
   int32_t* reader_seq;  // the checking wave's column
   uint32_t stride, seq;
-  uint16_t own_key;
+  uint16_t own_key, wave;
 };
 
-template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first, uint32_t end) const {
-  for (uint32_t d = first; d < end; ++d) {
-    if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
-    if constexpr (kWrite) {
-      if (readers_conflict(d)) return false;
-    } else {  // a read's record changes no check of this access, so each dword is recorded once checked
+// A write checks block by block: a block whose dwords share their last write
+// checks it once, else each dword's; and the readers of a block only when its
+// summary has a read above a safe point. A read of a few dwords (a lane's) checks
+// them one by one: cheaper than the blocks' bookkeeping.
+template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first, uint32_t end) {
+  if constexpr (!kWrite) {
+    for (uint32_t block = first / kBlockDwords; block * kBlockDwords < end; ++block)
+      note_block_read(block, q.wave, biased(q.seq));
+    for (uint32_t d = first; d < end; ++d) {
+      if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
+      // a read's record changes no check of this access, so each dword is recorded once checked
       q.reader_seq[size_t(d) * q.stride] = biased(q.seq);
     }
+    return true;
   }
-  if constexpr (kWrite)
-    for (uint32_t d = first; d < end; ++d) {
-      q.writer_seq[d] = q.seq;
-      q.writer_key[d] = q.own_key;
+  for (uint32_t block = first / kBlockDwords, lo = first; lo < end; ++block) {
+    const uint32_t hi = std::min(end, (block + 1) * kBlockDwords);
+    const uint16_t writer = block_writer_key_[block];
+    if (writer != kMixed) {
+      if (block_writer_seq_[block] > q.safe[writer]) return false;
+    } else {
+      for (uint32_t d = lo; d < hi; ++d)
+        if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
     }
+    if (row_conflicts(&block_reader_seq_[size_t(block) * q.stride]))
+      for (uint32_t d = lo; d < hi; ++d)
+        if (readers_conflict(d)) return false;
+    lo = hi;
+  }
+  for (uint32_t d = first; d < end; ++d) {
+    q.writer_seq[d] = q.seq;
+    q.writer_key[d] = q.own_key;
+  }
+  for (uint32_t block = first / kBlockDwords, lo = first; lo < end; ++block) {
+    const uint32_t hi = std::min(end, (block + 1) * kBlockDwords);
+    note_block_write(block, lo, hi, q.own_key, q.seq);
+    lo = hi;
+  }
   return true;
 }
 
@@ -160,7 +194,8 @@ std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_
                 reader_seq_.data() + checking_.wave,
                 reader_stride_,
                 checking_.seq,
-                uint16_t(key(checking_.wave, checking_.cls))};
+                uint16_t(key(checking_.wave, checking_.cls)),
+                checking_.wave};
   for (size_t i = 0; i < count; ++i) {
     if (quick<kWrite>(q, spans[i].first, spans[i].first + spans[i].count)) [[likely]]
       continue;

@@ -11,6 +11,13 @@
 // side, for a write) and the dword-by-dword walk that finds and grows a
 // conflict runs only for a lane that has one. An instruction's lanes are
 // checked in one call, their safe points settled once.
+//
+// Blocks of 16 dwords keep a summary on top: the last write all their dwords
+// share, if they share one (an LDS-DMA or a full-EXEC ds_write covers whole
+// blocks), and per wave the newest read of any of their dwords. A block whose
+// summary clears it is checked once instead of dword by dword; any other one is
+// checked dword by dword, as before.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -83,11 +90,28 @@ class LdsRaceTracker {
   // least) to compare them as signed numbers, four waves at a time.
   static int32_t biased(uint32_t seq) { return int32_t(seq ^ 0x80000000u); }
   static uint32_t unbiased(int32_t b) { return uint32_t(b) ^ 0x80000000u; }
-  bool readers_conflict(uint32_t d) const;
+  // Whether any of the waves' biased read sequence numbers in `seq` (a row of reader_stride_) is above its safe point.
+  bool row_conflicts(const int32_t* seq) const;
+  bool readers_conflict(uint32_t d) const { return row_conflicts(&reader_seq_[size_t(d) * reader_stride_]); }
+  static constexpr uint32_t kBlockDwords = 16;
+  static constexpr uint16_t kMixed = 0xffff;  // block_writer_key_: the block's dwords' last writes differ
+  // The block's summaries after `first..end` (inside it) were written by key/seq or read by wave at (biased) seq.
+  void note_block_write(uint32_t block, uint32_t first, uint32_t end, uint16_t key, uint32_t seq) {
+    if (end - first == kBlockDwords) {
+      block_writer_key_[block] = key;
+      block_writer_seq_[block] = seq;
+    } else if (block_writer_key_[block] != key || block_writer_seq_[block] != seq) {
+      block_writer_key_[block] = kMixed;
+    }
+  }
+  void note_block_read(uint32_t block, uint16_t wave, int32_t biased_seq) {
+    int32_t& newest = block_reader_seq_[size_t(block) * reader_stride_ + wave];
+    newest = std::max(newest, biased_seq);
+  }
   template <bool kWrite> std::optional<LdsConflict> each_span(const LdsSpan* spans, size_t count);
   // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
   struct Quick;
-  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end) const;
+  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end);
   template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
   // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
   std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
@@ -95,8 +119,10 @@ class LdsRaceTracker {
     if (checking_.write) {
       writer_seq_[d] = checking_.seq;
       writer_key_[d] = uint16_t(key(checking_.wave, checking_.cls));
+      note_block_write(d / kBlockDwords, d, d + 1, writer_key_[d], checking_.seq);
     } else {
       reader_seq_[size_t(d) * reader_stride_ + checking_.wave] = biased(checking_.seq);
+      note_block_read(d / kBlockDwords, checking_.wave, biased(checking_.seq));
     }
   }
   // The instruction of (wave, class) = key's access number seq: the records keep only
@@ -123,6 +149,9 @@ class LdsRaceTracker {
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
   std::vector<int32_t> reader_seq_;      // [dword][wave]: biased seq of the wave's last read
+  std::vector<uint32_t> block_writer_seq_;  // [block]: the seq of its dwords' last writes, unless kMixed
+  std::vector<uint16_t> block_writer_key_;  // [block]: their key(wave, class), or kMixed
+  std::vector<int32_t> block_reader_seq_;   // [block][wave]: biased, at least its dwords' reader_seq_
 };
 
 }  // namespace cdna4::emu
