@@ -14,7 +14,8 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     reader_stride_ = (waves + kWaveBlock - 1) / kWaveBlock * kWaveBlock;
     writer_seq_.assign(dwords, 0);
     writer_key_.assign(dwords, 0);
-    reader_seq_.assign(size_t(dwords) * reader_stride_, biased(0));
+    reader_column_ = dwords;
+    reader_seq_.assign(size_t(dwords) * waves, biased(0));
     const uint32_t blocks = (dwords + kBlockDwords - 1) / kBlockDwords;
     block_writer_seq_.assign(blocks, 0);
     block_writer_key_.assign(blocks, 0);
@@ -26,8 +27,8 @@ void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
     stamp_ = 0;
   } else if (touched_first_ < touched_end_) {
     std::fill(writer_seq_.begin() + touched_first_, writer_seq_.begin() + touched_end_, 0);
-    std::fill(reader_seq_.begin() + size_t(touched_first_) * reader_stride_,
-              reader_seq_.begin() + size_t(touched_end_) * reader_stride_, biased(0));
+    for (uint32_t r = 0; r < waves_; ++r)
+      std::fill(reader_column(r) + touched_first_, reader_column(r) + touched_end_, biased(0));
     // Every dword's last write is "none" again (seq 0, whatever its key): blocks of one writer.
     const uint32_t first_block = touched_first_ / kBlockDwords;
     const uint32_t end_block = (touched_end_ + kBlockDwords - 1) / kBlockDwords;
@@ -130,7 +131,7 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
     for (uint32_t d = first; d < end; ++d) {
       if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
       // a read's record changes no check of this access, so each dword is recorded once checked
-      q.reader_seq[size_t(d) * q.stride] = biased(q.seq);
+      q.reader_seq[d] = biased(q.seq);
     }
     return true;
   }
@@ -191,7 +192,7 @@ std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_
   const Quick q{writer_seq_.data(),
                 writer_key_.data(),
                 safe_row_,
-                reader_seq_.data() + checking_.wave,
+                reader_column(checking_.wave),
                 reader_stride_,
                 checking_.seq,
                 uint16_t(key(checking_.wave, checking_.cls)),
@@ -232,11 +233,12 @@ std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) 
                                AsyncClass(k % kClasses), writer_seq_[d]});
     }
     if (checking_.write) {
-      const int32_t* seq = &reader_seq_[size_t(d) * reader_stride_];
-      for (uint16_t r = 0; r < waves_ && open && !noted; ++r)
-        if (seq[r] > reader_safe_[r])
-          noted = note(LdsConflict{d * 4, 4, r, inst_of(key(r, AsyncClass::Lds), unbiased(seq[r])), false,
-                                   AsyncClass::Lds, unbiased(seq[r])});
+      for (uint16_t r = 0; r < waves_ && open && !noted; ++r) {
+        const int32_t seq = reader_column(r)[d];
+        if (seq > reader_safe_[r])
+          noted = note(LdsConflict{d * 4, 4, r, inst_of(key(r, AsyncClass::Lds), unbiased(seq)), false,
+                                   AsyncClass::Lds, unbiased(seq)});
+      }
     }
     record(d);
   }

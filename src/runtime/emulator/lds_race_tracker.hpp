@@ -92,7 +92,13 @@ class LdsRaceTracker {
   static uint32_t unbiased(int32_t b) { return uint32_t(b) ^ 0x80000000u; }
   // Whether any of the waves' biased read sequence numbers in `seq` (a row of reader_stride_) is above its safe point.
   bool row_conflicts(const int32_t* seq) const;
-  bool readers_conflict(uint32_t d) const { return row_conflicts(&reader_seq_[size_t(d) * reader_stride_]); }
+  bool readers_conflict(uint32_t d) const {
+    for (uint32_t r = 0; r < waves_; ++r)
+      if (reader_column(r)[d] > reader_safe_[r]) return true;
+    return false;
+  }
+  int32_t* reader_column(uint32_t wave) { return reader_seq_.data() + size_t(wave) * reader_column_; }
+  const int32_t* reader_column(uint32_t wave) const { return reader_seq_.data() + size_t(wave) * reader_column_; }
   static constexpr uint32_t kBlockDwords = 16;
   static constexpr uint16_t kMixed = 0xffff;  // block_writer_key_: the block's dwords' last writes differ
   // The block's summaries after `first..end` (inside it) were written by key/seq or read by wave at (biased) seq.
@@ -121,7 +127,7 @@ class LdsRaceTracker {
       writer_key_[d] = uint16_t(key(checking_.wave, checking_.cls));
       note_block_write(d / kBlockDwords, d, d + 1, writer_key_[d], checking_.seq);
     } else {
-      reader_seq_[size_t(d) * reader_stride_ + checking_.wave] = biased(checking_.seq);
+      reader_column(checking_.wave)[d] = biased(checking_.seq);
       note_block_read(d / kBlockDwords, checking_.wave, biased(checking_.seq));
     }
   }
@@ -143,12 +149,15 @@ class LdsRaceTracker {
   std::vector<int32_t> reader_safe_;     // [wave]: biased safe point of its LDS reads, for a write; padded
   uint32_t waves_ = 0;
   uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
+  uint32_t reader_column_ = 0;           // dwords of a wave's column of reader_seq_
   // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
   uint32_t touched_first_ = ~0u, touched_end_ = 0;
   std::vector<std::vector<uint32_t>> inst_log_;  // [key(wave, class)][seq]: instruction index
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
-  std::vector<int32_t> reader_seq_;      // [dword][wave]: biased seq of the wave's last read
+  // [wave][dword]: biased seq of the wave's last read; by wave, so that a read records
+  // its dwords side by side (a write looks at them only when its block's summary doubts).
+  std::vector<int32_t> reader_seq_;
   std::vector<uint32_t> block_writer_seq_;  // [block]: the seq of its dwords' last writes, unless kMixed
   std::vector<uint16_t> block_writer_key_;  // [block]: their key(wave, class), or kMixed
   std::vector<int32_t> block_reader_seq_;   // [block][wave]: biased, at least its dwords' reader_seq_
