@@ -122,11 +122,19 @@ struct LdsRaceTracker::Quick {
 
 // A write checks block by block: a block whose dwords share their last write
 // checks it once, else each dword's; and the readers of a block only when its
-// summary has a read above a safe point. A read of a few dwords (a lane's) checks
-// them one by one: cheaper than the blocks' bookkeeping.
+// summary has a read above a safe point. A read inside one such block (a lane's
+// dwords, mostly) checks it once too; any other read checks dword by dword.
 template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first, uint32_t end) {
   if constexpr (!kWrite) {
-    for (uint32_t block = first / kBlockDwords; block * kBlockDwords < end; ++block)
+    const uint32_t first_block = first / kBlockDwords;
+    if (const uint16_t writer = block_writer_key_[first_block];
+        writer != kMixed && (end - 1) / kBlockDwords == first_block) {  // one block, one last write: one check
+      if (block_writer_seq_[first_block] > q.safe[writer]) return false;
+      note_block_read(first_block, q.wave, biased(q.seq));
+      for (uint32_t d = first; d < end; ++d) q.reader_seq[d] = biased(q.seq);
+      return true;
+    }
+    for (uint32_t block = first_block; block * kBlockDwords < end; ++block)
       note_block_read(block, q.wave, biased(q.seq));
     for (uint32_t d = first; d < end; ++d) {
       if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
