@@ -24,7 +24,10 @@ void retire_completed(Wave& wave);
 // otherwise the wave waits until the simulated time at which they will.
 bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt);
 // Reports reads/overwrites of registers that a not-yet-waited-for load targets.
-void check_register_races(Wave& wave, const Inst& in);
+void find_register_races(Wave& wave, const Inst& in);
+inline void check_register_races(Wave& wave, const Inst& in) {
+  if (wave.async.tagged != 0) find_register_races(wave, in);
+}
 // Drops all outstanding operations (end of program), applying completed ones.
 void drain(Wave& wave);
 
