@@ -190,13 +190,6 @@ template <bool kWrite> std::optional<LdsConflict> LdsRaceTracker::doubted(const 
 
 template <bool kWrite>
 std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_t count) {
-  uint32_t lo = touched_first_, hi = touched_end_;  // the spans after a conflict too: more is cleared, no harm
-  for (size_t i = 0; i < count; ++i) {
-    lo = std::min(lo, spans[i].first);
-    hi = std::max(hi, spans[i].first + spans[i].count);
-  }
-  touched_first_ = lo;
-  touched_end_ = hi;
   const Quick q{writer_seq_.data(),
                 writer_key_.data(),
                 safe_row_,
@@ -205,12 +198,18 @@ std::optional<LdsConflict> LdsRaceTracker::each_span(const LdsSpan* spans, size_
                 checking_.seq,
                 uint16_t(key(checking_.wave, checking_.cls)),
                 checking_.wave};
-  for (size_t i = 0; i < count; ++i) {
-    if (quick<kWrite>(q, spans[i].first, spans[i].first + spans[i].count)) [[likely]]
-      continue;
-    if (auto conflict = doubted<kWrite>(q, spans[i])) return conflict;
+  uint32_t lo = touched_first_, hi = touched_end_;  // what a span may record, before it is checked
+  std::optional<LdsConflict> conflict;
+  for (size_t i = 0; i < count && !conflict; ++i) {
+    const uint32_t first = spans[i].first, end = first + spans[i].count;
+    lo = std::min(lo, first);
+    hi = std::max(hi, end);
+    if (!quick<kWrite>(q, first, end)) [[unlikely]]
+      conflict = doubted<kWrite>(q, spans[i]);
   }
-  return std::nullopt;
+  touched_first_ = lo;
+  touched_end_ = hi;
+  return conflict;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t count, const LdsAccess& a,
