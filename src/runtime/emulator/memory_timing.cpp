@@ -195,10 +195,9 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
     }
 }
 
-void retire_completed(Wave& wave) {
+void apply_completed(Wave& wave) {
   AsyncState& s = wave.async;
   uint64_t now = wave.wg->now;
-  if (s.earliest_completion > now) return;
   for (int c = 1; c < kAsyncClasses; ++c) {
     OpQueue& q = s.queue[c];
     if (completes_in_order(AsyncClass(c))) {
