@@ -7,10 +7,9 @@
 // checked is one comparison, seq > safe point: the other wave's operations of
 // that class are safe up to a sequence number, fixed while one instruction
 // runs (async_queue.hpp). So the common case, no conflict anywhere in a lane's
-// dwords, is a few compares per dword (the last readers of all waves side by
-// side, for a write) and the dword-by-dword walk that finds and grows a
-// conflict runs only for a lane that has one. An instruction's lanes are
-// checked in one call, their safe points settled once.
+// dwords, is a few compares per dword and the dword-by-dword walk that finds
+// and grows a conflict runs only for a lane that has one. An instruction's
+// lanes are checked in one call, their safe points settled once.
 //
 // Blocks of 16 dwords keep a summary on top: the last write all their dwords
 // share, if they share one (an LDS-DMA or a full-EXEC ds_write covers whole
