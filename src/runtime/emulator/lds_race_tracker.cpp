@@ -55,7 +55,14 @@ void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncStat
     stamp_ = 1;
   }
   if (a.write)
-    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = biased(safe_upto(key(r, AsyncClass::Lds)));
+    for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = biased(safe_row_[key(r, AsyncClass::Lds)]);
+  readers_settled_ = false;  // lower bounds until a block's reads need more
+}
+
+void LdsRaceTracker::settle_readers() {
+  if (readers_settled_) return;
+  for (uint16_t r = 0; r < waves_; ++r) reader_safe_[r] = biased(safe_upto(key(r, AsyncClass::Lds)));
+  readers_settled_ = true;
 }
 
 // Within one wave one queue completes in order, two queues do not: the other
@@ -102,6 +109,7 @@ inline bool LdsRaceTracker::row_conflicts(const int32_t* seq) const {
 }
 
 std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t count) {
+  if (checking_.write) settle_readers();
   for (uint32_t d = first; d < first + count; ++d)
     if (writer_conflicts(d) || (checking_.write && readers_conflict(d))) return walk(first, count);
   for (uint32_t d = first; d < first + count; ++d) record(d);
@@ -152,9 +160,12 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
       for (uint32_t d = lo; d < hi; ++d)
         if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
     }
-    if (row_conflicts(&block_reader_seq_[size_t(block) * q.stride]))
-      for (uint32_t d = lo; d < hi; ++d)
-        if (readers_conflict(d)) return false;
+    if (const int32_t* newest = &block_reader_seq_[size_t(block) * q.stride]; row_conflicts(newest)) {
+      settle_readers();
+      if (row_conflicts(newest))
+        for (uint32_t d = lo; d < hi; ++d)
+          if (readers_conflict(d)) return false;
+    }
     lo = hi;
   }
   for (uint32_t d = first; d < end; ++d) {
@@ -219,6 +230,7 @@ std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t c
 }
 
 std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {
+  if (checking_.write) settle_readers();
   std::optional<LdsConflict> found;
   // Starts the conflict or grows it by one dword; false when `c` is another one.
   auto note = [&](const LdsConflict& c) {

@@ -80,6 +80,7 @@ class LdsRaceTracker {
   }
   void settle(uint32_t key);
   void settle_writers(uint32_t first, uint32_t end);  // the safe points of the dwords' last writers
+  void settle_readers();  // reader_safe_ exact for this access (a write)
   // An unsettled safe point is a lower bound, so what it does not clear is settled and checked again.
   bool writer_conflicts(uint32_t d) {
     const uint32_t seq = writer_seq_[d], k = writer_key_[d];
@@ -146,6 +147,7 @@ class LdsRaceTracker {
   uint32_t* safe_row_ = nullptr;         // the access being checked's row of safe_
   std::vector<uint32_t> safe_stamp_;     // [wave][class]: == stamp_ once settled for this access
   std::vector<int32_t> reader_safe_;     // [wave]: biased safe point of its LDS reads, for a write; padded
+  bool readers_settled_ = false;         // reader_safe_ settled for this access, else lower bounds
   uint32_t waves_ = 0;
   uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
   uint32_t reader_column_ = 0;           // dwords of a wave's column of reader_seq_
