@@ -4,12 +4,29 @@
 // it is "guaranteed" only once an s_waitcnt proves it complete. Touching its
 // target before that is a race, whatever the timing happened to be.
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "runtime/emulator/program.hpp"
 #include "common/limits.hpp"
 
 namespace cdna4::emu {
+
+// Leaves the elements resize() adds uninitialised: a handler writes every value
+// that will land (the lanes of `lanes`, every address) before submitting.
+template <class T> struct UninitialisedAllocator : std::allocator<T> {
+  template <class U> struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U> UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... Args> void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 struct PendingOp {
   enum class Target : uint8_t { None, Vgpr, Sgpr, Lds };
@@ -21,8 +38,8 @@ struct PendingOp {
   uint8_t dwords = 0;
   uint8_t lds_width = 4;             // Lds: bytes written per address (1, 2 for ds_write_b8/b16)
   uint64_t lanes = 0;                // VGPR targets: lanes written
-  std::vector<uint32_t> values;      // Vgpr: [dword][64]; Sgpr: [dword]; Lds: one per address
-  std::vector<uint32_t> lds_address; // Lds: byte address of each value, or (lds_block) of the first
+  std::vector<uint32_t, UninitialisedAllocator<uint32_t>> values;  // Vgpr: [dword][64]; Sgpr: [dword]; Lds: one per address
+  std::vector<uint32_t, UninitialisedAllocator<uint32_t>> lds_address;  // Lds: byte address of each value, or (lds_block) of the first
   bool lds_block = false;            // Lds: the values land one after another from lds_address[0]
 };
 
@@ -81,6 +98,11 @@ struct AsyncState {
   uint32_t sgpr_tag[128] = {};
   uint32_t vgpr_tag_inst[gfx950::kRegistersPerLane] = {};  // the load that set the tag, for reports
   uint32_t sgpr_tag_inst[128] = {};
+  // Bit r: the register's tag is not 0, so a check skips the untagged registers 64 at a time.
+  uint64_t vgpr_tagged[gfx950::kRegistersPerLane / 64] = {};
+  uint64_t sgpr_tagged[128 / 64] = {};
+  // Registers with a tag; a tag is dropped once its load is guaranteed, so mostly 0 between loads.
+  uint32_t tagged = 0;
 
   bool guaranteed(AsyncClass cls, uint32_t seq) const { return seq <= guaranteed_upto[int(cls)]; }
   // Barrier epoch at which the op was proven complete, or kNever.

@@ -39,6 +39,12 @@ class LdsLanes {
     }
     spans_[count_++] = LdsSpan{first, unit, unit};
   }
+  // `lanes` lanes of `bytes` each, back to back from `address`: as many add()s.
+  void add_lanes(uint32_t address, uint32_t bytes, uint32_t lanes) {
+    if (!on_ || lanes == 0) return;
+    add(address, bytes);
+    spans_[count_ - 1].count += (lanes - 1) * ((bytes + 3) / 4);
+  }
   void track() {
     if (on_ && count_ > 0) track_spans();
   }

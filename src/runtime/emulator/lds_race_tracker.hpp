@@ -7,10 +7,16 @@
 // checked is one comparison, seq > safe point: the other wave's operations of
 // that class are safe up to a sequence number, fixed while one instruction
 // runs (async_queue.hpp). So the common case, no conflict anywhere in a lane's
-// dwords, is a few compares per dword (the last readers of all waves side by
-// side, for a write) and the dword-by-dword walk that finds and grows a
-// conflict runs only for a lane that has one. An instruction's lanes are
-// checked in one call, their safe points settled once.
+// dwords, is a few compares per dword and the dword-by-dword walk that finds
+// and grows a conflict runs only for a lane that has one. An instruction's
+// lanes are checked in one call, their safe points settled once.
+//
+// Blocks of 16 dwords keep a summary on top: the last write all their dwords
+// share, if they share one (an LDS-DMA or a full-EXEC ds_write covers whole
+// blocks), and per wave the newest read of any of their dwords. A block whose
+// summary clears it is checked once instead of dword by dword; any other one is
+// checked dword by dword, as before.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -74,6 +80,7 @@ class LdsRaceTracker {
   }
   void settle(uint32_t key);
   void settle_writers(uint32_t first, uint32_t end);  // the safe points of the dwords' last writers
+  void settle_readers();  // reader_safe_ exact for this access (a write)
   // An unsettled safe point is a lower bound, so what it does not clear is settled and checked again.
   bool writer_conflicts(uint32_t d) {
     const uint32_t seq = writer_seq_[d], k = writer_key_[d];
@@ -83,25 +90,50 @@ class LdsRaceTracker {
   // least) to compare them as signed numbers, four waves at a time.
   static int32_t biased(uint32_t seq) { return int32_t(seq ^ 0x80000000u); }
   static uint32_t unbiased(int32_t b) { return uint32_t(b) ^ 0x80000000u; }
-  bool readers_conflict(uint32_t d) const;
+  // Whether any of the waves' biased read sequence numbers in `seq` (a row of reader_stride_) is above its safe point.
+  bool row_conflicts(const int32_t* seq) const;
+  bool readers_conflict(uint32_t d) const {
+    for (uint32_t r = 0; r < waves_; ++r)
+      if (reader_column(r)[d] > reader_safe_[r]) return true;
+    return false;
+  }
+  int32_t* reader_column(uint32_t wave) { return reader_seq_.data() + size_t(wave) * reader_column_; }
+  const int32_t* reader_column(uint32_t wave) const { return reader_seq_.data() + size_t(wave) * reader_column_; }
+  static constexpr uint32_t kBlockDwords = 16;
+  static constexpr uint16_t kMixed = 0xffff;  // block_writer_key_: the block's dwords' last writes differ
+  // The block's summaries after `first..end` (inside it) were written by key/seq or read by wave at (biased) seq.
+  void note_block_write(uint32_t block, uint32_t first, uint32_t end, uint16_t key, uint32_t seq) {
+    if (end - first == kBlockDwords) {
+      block_writer_key_[block] = key;
+      block_writer_seq_[block] = seq;
+    } else if (block_writer_key_[block] != key || block_writer_seq_[block] != seq) {
+      block_writer_key_[block] = kMixed;
+    }
+  }
+  void note_block_read(uint32_t block, uint16_t wave, int32_t biased_seq) {
+    int32_t& newest = block_reader_seq_[size_t(block) * reader_stride_ + wave];
+    newest = std::max(newest, biased_seq);
+  }
   template <bool kWrite> std::optional<LdsConflict> each_span(const LdsSpan* spans, size_t count);
   // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
   struct Quick;
-  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end) const;
+  template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end);
   template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
   // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
   std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
   void record(uint32_t d) {
     if (checking_.write) {
       writer_seq_[d] = checking_.seq;
-      writer_inst_[d] = checking_.inst;
       writer_key_[d] = uint16_t(key(checking_.wave, checking_.cls));
+      note_block_write(d / kBlockDwords, d, d + 1, writer_key_[d], checking_.seq);
     } else {
-      const size_t at = size_t(d) * reader_stride_ + checking_.wave;
-      reader_seq_[at] = biased(checking_.seq);
-      reader_inst_[at] = checking_.inst;
+      reader_column(checking_.wave)[d] = biased(checking_.seq);
+      note_block_read(d / kBlockDwords, checking_.wave, biased(checking_.seq));
     }
   }
+  // The instruction of (wave, class) = key's access number seq: the records keep only
+  // sequence numbers, each access's instruction is noted once (start()).
+  uint32_t inst_of(uint32_t key, uint32_t seq) const { return inst_log_[key][seq]; }
   // Dword by dword: finds the first conflict and grows it, recording as it goes.
   std::optional<LdsConflict> walk(uint32_t first, uint32_t count);
 
@@ -115,15 +147,21 @@ class LdsRaceTracker {
   uint32_t* safe_row_ = nullptr;         // the access being checked's row of safe_
   std::vector<uint32_t> safe_stamp_;     // [wave][class]: == stamp_ once settled for this access
   std::vector<int32_t> reader_safe_;     // [wave]: biased safe point of its LDS reads, for a write; padded
+  bool readers_settled_ = false;         // reader_safe_ settled for this access, else lower bounds
   uint32_t waves_ = 0;
   uint32_t reader_stride_ = 0;           // waves rounded up to kWaveBlock
+  uint32_t reader_column_ = 0;           // dwords of a wave's column of reader_seq_
   // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
   uint32_t touched_first_ = ~0u, touched_end_ = 0;
+  std::vector<std::vector<uint32_t>> inst_log_;  // [key(wave, class)][seq]: instruction index
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
-  std::vector<uint32_t> writer_inst_;    // [dword]
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
-  std::vector<int32_t> reader_seq_;      // [dword][wave]: biased seq of the wave's last read
-  std::vector<uint32_t> reader_inst_;    // [dword][wave]
+  // [wave][dword]: biased seq of the wave's last read; by wave, so that a read records
+  // its dwords side by side (a write looks at them only when its block's summary doubts).
+  std::vector<int32_t> reader_seq_;
+  std::vector<uint32_t> block_writer_seq_;  // [block]: the seq of its dwords' last writes, unless kMixed
+  std::vector<uint16_t> block_writer_key_;  // [block]: their key(wave, class), or kMixed
+  std::vector<int32_t> block_reader_seq_;   // [block][wave]: biased, at least its dwords' reader_seq_
 };
 
 }  // namespace cdna4::emu

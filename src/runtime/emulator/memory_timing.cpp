@@ -1,6 +1,7 @@
 #include "runtime/emulator/memory_timing.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -68,12 +69,28 @@ void update_earliest(AsyncState& s) {
   s.earliest_completion = earliest;
 }
 
+// Drops the tags of the registers in `bits` whose loads are guaranteed now (as
+// a check would on meeting them), so that a wave with no load pending skips the check.
+void drop_guaranteed_tags(AsyncState& s, uint32_t* tags, uint64_t* bits, size_t words) {
+  for (size_t w = 0; w < words; ++w)
+    for (uint64_t left = bits[w]; left != 0; left &= left - 1) {
+      const uint32_t r = uint32_t(w * 64 + std::countr_zero(left));
+      if (!s.guaranteed(tag_class(tags[r]), tag_seq(tags[r]))) continue;
+      tags[r] = 0;
+      bits[w] &= ~(1ull << (r % 64));
+      --s.tagged;
+    }
+}
+
 void guarantee(Wave& wave, AsyncClass cls, uint32_t upto) {
   AsyncState& s = wave.async;
   int c = int(cls);
   if (upto <= s.guaranteed_upto[c]) return;
   s.guaranteed_upto[c] = upto;
   s.checkpoints[c].emplace_back(upto, wave.barrier_epoch);
+  if (s.tagged == 0) return;
+  drop_guaranteed_tags(s, s.vgpr_tag, s.vgpr_tagged, std::size(s.vgpr_tagged));
+  drop_guaranteed_tags(s, s.sgpr_tag, s.sgpr_tagged, std::size(s.sgpr_tagged));
 }
 
 // Instant completion applies an operation at submit and forgets it, so one
@@ -117,6 +134,9 @@ void AsyncState::reset() {
   std::fill(std::begin(sgpr_tag), std::end(sgpr_tag), 0);
   std::fill(std::begin(vgpr_tag_inst), std::end(vgpr_tag_inst), 0);
   std::fill(std::begin(sgpr_tag_inst), std::end(sgpr_tag_inst), 0);
+  std::fill(std::begin(vgpr_tagged), std::end(vgpr_tagged), 0);
+  std::fill(std::begin(sgpr_tagged), std::end(sgpr_tagged), 0);
+  tagged = 0;
 }
 
 uint32_t* register_values(Wave& wave, PendingOp& op) {
@@ -161,20 +181,23 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
   uint32_t tag = make_tag(op.cls, op.seq);
   if (op.target == PendingOp::Target::Vgpr)
     for (uint32_t d = 0; d < op.dwords; ++d) {
+      s.tagged += s.vgpr_tag[op.reg + d] == 0;
       s.vgpr_tag[op.reg + d] = tag;
       s.vgpr_tag_inst[op.reg + d] = in.id;
+      s.vgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
     }
   if (op.target == PendingOp::Target::Sgpr)
     for (uint32_t d = 0; d < op.dwords; ++d) {
+      s.tagged += s.sgpr_tag[op.reg + d] == 0;
       s.sgpr_tag[op.reg + d] = tag;
       s.sgpr_tag_inst[op.reg + d] = in.id;
+      s.sgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
     }
 }
 
-void retire_completed(Wave& wave) {
+void apply_completed(Wave& wave) {
   AsyncState& s = wave.async;
   uint64_t now = wave.wg->now;
-  if (s.earliest_completion > now) return;
   for (int c = 1; c < kAsyncClasses; ++c) {
     OpQueue& q = s.queue[c];
     if (completes_in_order(AsyncClass(c))) {
@@ -229,17 +252,34 @@ bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt) {
   return true;
 }
 
-void check_register_races(Wave& wave, const Inst& in) {
+namespace {
+
+// The first register in [from, end) whose bit is set, or end.
+uint32_t next_tagged(const uint64_t* bits, uint32_t from, uint32_t end) {
+  while (from < end) {
+    const uint64_t word = bits[from / 64] >> (from % 64);
+    if (word != 0) return std::min(end, from + uint32_t(std::countr_zero(word)));
+    from = (from / 64 + 1) * 64;
+  }
+  return end;
+}
+
+}  // namespace
+
+void find_register_races(Wave& wave, const Inst& in) {
   AsyncState& s = wave.async;
   for (int a = 0; a < in.num_access; ++a) {
     const RegAccess& acc = in.access[a];
     uint32_t* tags = acc.vector ? s.vgpr_tag : s.sgpr_tag;
-    for (uint32_t r = acc.first; r < uint32_t(acc.first) + acc.count; ++r) {
+    uint64_t* tagged = acc.vector ? s.vgpr_tagged : s.sgpr_tagged;
+    const uint32_t end = uint32_t(acc.first) + acc.count;
+    for (uint32_t r = next_tagged(tagged, acc.first, end); r < end; r = next_tagged(tagged, r + 1, end)) {
       uint32_t tag = tags[r];
-      if (tag == 0) continue;
       AsyncClass cls = tag_class(tag);
       if (s.guaranteed(cls, tag_seq(tag))) {
         tags[r] = 0;
+        tagged[r / 64] &= ~(1ull << (r % 64));
+        --s.tagged;
         continue;
       }
       if (acc.write && cls == in.async) continue;  // same queue: the older load lands first

@@ -19,12 +19,18 @@ uint32_t* lds_block_values(Wave& wave, PendingOp& op, uint32_t lds_at, size_t dw
 // the target registers as pending.
 void submit(Wave& wave, const Inst& in, PendingOp& op);
 // Applies every operation of the wave that has completed by now.
-void retire_completed(Wave& wave);
+void apply_completed(Wave& wave);
+inline void retire_completed(Wave& wave) {
+  if (wave.async.earliest_completion <= wave.wg->now) apply_completed(wave);
+}
 // s_waitcnt: true when the counts hold (and the covered ops become guaranteed);
 // otherwise the wave waits until the simulated time at which they will.
 bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt);
 // Reports reads/overwrites of registers that a not-yet-waited-for load targets.
-void check_register_races(Wave& wave, const Inst& in);
+void find_register_races(Wave& wave, const Inst& in);
+inline void check_register_races(Wave& wave, const Inst& in) {
+  if (wave.async.tagged != 0) find_register_races(wave, in);
+}
 // Drops all outstanding operations (end of program), applying completed ones.
 void drain(Wave& wave);
 

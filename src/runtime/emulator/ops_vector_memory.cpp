@@ -184,7 +184,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
           default: read_lanes<16>(mem, address, to_lds, out); break;
         }
         if (to_lds) {
-          for (int l = 0; l < kLanes; ++l) tracked.add(lds_base + l * lds_stride, bytes);
+          tracked.add_lanes(lds_base, bytes, kLanes);  // lds_stride == bytes
           tracked.track();
         }
         submit(w, in, op);

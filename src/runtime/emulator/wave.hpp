@@ -5,6 +5,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cdna4/code_object.hpp"
@@ -81,7 +82,20 @@ struct Workgroup {
   uint64_t mfma_macs = 0;
   std::unique_ptr<TraceRecorder> tracer;  // set while a traced workgroup runs
 
-  uint32_t random_below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(rng() % n); }
+  // rng() % n. A power of two is a mask; the other small n a wave pick asks for
+  // (the ready waves' weights) divide by a constant, which compiles to a multiplication.
+  uint32_t random_below(uint32_t n) {
+    if (n <= 1) return 0;
+    const uint64_t x = rng();
+    if ((n & (n - 1)) == 0) return static_cast<uint32_t>(x & (n - 1));
+    return below(x, n, std::integer_sequence<uint32_t, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15>{});
+  }
+  template <uint32_t... kSmall>
+  static uint32_t below(uint64_t x, uint32_t n, std::integer_sequence<uint32_t, kSmall...>) {
+    uint32_t r = 0;
+    const bool small = ((n == kSmall && (r = static_cast<uint32_t>(x % kSmall), true)) || ...);
+    return small ? r : static_cast<uint32_t>(x % n);
+  }
   // Completes `r` with this instruction, wave and workgroup and with the other
   // instruction (an index into the program), derives its text and keeps it as
   // a new group, or counts it in its (kind, rule, pc) group.
