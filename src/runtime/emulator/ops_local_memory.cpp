@@ -10,6 +10,7 @@
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -41,20 +42,24 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.reg = in.dst[0].index;
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, false);
   uint64_t lane_at[kLanes][kAddresses];
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    for (int a = 0; a < kAddresses; ++a) {
-      uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
-      check_lds_range(w, in, at, 4 * kDwords);
-      lane_at[l][a] = at;
-      if (trace) trace->add(at, 4 * kDwords, l);
-      tracked.add(uint32_t(at), 4 * kDwords);
+  for (int l = 0; l < kLanes; ++l)
+    for (int a = 0; a < kAddresses; ++a)
+      lane_at[l][a] = (exec >> l) & 1 ? uint64_t(address[l]) + address_offset(in, shape, a) : 0;
+  if (!lanes_quietly_inside_lds(w, lane_at[0], kLanes * kAddresses, 4 * kDwords, 4)) {
+    TraceRecorder* trace = w.wg->tracer.get();
+    LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, false);
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((exec >> l) & 1)) continue;
+      for (int a = 0; a < kAddresses; ++a) {
+        const uint64_t at = lane_at[l][a];
+        check_lds_range(w, in, at, 4 * kDwords);
+        if (trace) trace->add(at, 4 * kDwords, l);
+        tracked.add(uint32_t(at), 4 * kDwords);
+      }
     }
+    tracked.track();
   }
-  tracked.track();
   // Every lane checked: the copy, [dword][lane].
   uint32_t* values = register_values(w, op);
   for (int l = 0; l < kLanes; ++l) {
@@ -91,17 +96,20 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.reg = in.dst[0].index;
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, false);
   uint64_t at[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    at[l] = uint64_t(address[l]) + (in.offset & 0xffff);
-    check_lds_range(w, in, at[l], 8);
-    if (at[l] % 8 != 0) w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at[l]));
-    if (trace) trace->add(at[l], 8, l);
-    tracked.add(uint32_t(at[l]), 8);
+  for (int l = 0; l < kLanes; ++l) at[l] = uint64_t(address[l]) + (in.offset & 0xffff);
+  if (!lanes_quietly_inside_lds(w, at, kLanes, 8, 8)) {
+    TraceRecorder* trace = w.wg->tracer.get();
+    LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, false);
+    for (int l = 0; l < kLanes; ++l) {
+      check_lds_range(w, in, at[l], 8);
+      if (at[l] % 8 != 0)
+        w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at[l]));
+      if (trace) trace->add(at[l], 8, l);
+      tracked.add(uint32_t(at[l]), 8);
+    }
+    tracked.track();
   }
-  tracked.track();
   uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
   for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
   uint32_t* values = register_values(w, op);
@@ -145,6 +153,20 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   for (int a = 0; a < kAddresses; ++a)
     for (int d = 0; d < kDwords; ++d) fetch(w, in.src[1 + a], data[a * kDwords + d], d);
   uint64_t exec = w.exec();
+  uint64_t lane_at[kLanes][kAddresses];
+  for (int l = 0; l < kLanes; ++l)
+    for (int a = 0; a < kAddresses; ++a)
+      lane_at[l][a] = (exec >> l) & 1 ? uint64_t(address[l]) + address_offset(in, shape, a) : 0;
+  if (lanes_quietly_inside_lds(w, lane_at[0], kLanes * kAddresses, 4 * kDwords, 4)) {
+    // Instant completion would land the values at submit, in this order: land them now.
+    uint8_t* lds = w.wg->lds.data();
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((exec >> l) & 1)) continue;
+      for (int a = 0; a < kAddresses; ++a)
+        for (int d = 0; d < kDwords; ++d) std::memcpy(lds + lane_at[l][a] + 4 * d, &data[a * kDwords + d][l], 4);
+    }
+    return;
+  }
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
   const size_t values = size_t(std::popcount(exec)) * kAddresses * kDwords;
@@ -153,11 +175,11 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   uint32_t* lds_address = op.lds_address.data();
   uint32_t* value = op.values.data();
   TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, true);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, true);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
-      uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
+      const uint64_t at = lane_at[l][a];
       check_lds_range(w, in, at, 4 * kDwords);
       for (int d = 0; d < kDwords; ++d) {
         *lds_address++ = uint32_t(at + 4 * d);
@@ -179,7 +201,7 @@ void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, ui
   LaneValues address;
   fetch(w, in.src[0], address);
   TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, write);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);

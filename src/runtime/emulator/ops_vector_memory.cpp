@@ -10,6 +10,7 @@
 #include "runtime/emulator/buffer_resource.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -45,7 +46,8 @@ void fail_region(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, int 
                                 address));
 }
 
-// A queued vector load: into LDS (LDS-DMA) or into the destination VGPRs of the active lanes.
+// A queued vector load: into LDS (LDS-DMA) or into the destination VGPRs of the
+// active lanes (values sized and zeroed by the caller, unless it fills them all).
 PendingOp& begin_load(Wave& w, const Inst& in, uint32_t bytes, uint64_t exec) {
   PendingOp& op = begin_op(w, AsyncClass::Vector);
   if (in.aux & kToLds) {
@@ -57,8 +59,12 @@ PendingOp& begin_load(Wave& w, const Inst& in, uint32_t bytes, uint64_t exec) {
   op.reg = in.dst[0].index;
   op.dwords = static_cast<uint8_t>(dwords);
   op.lanes = exec;
-  op.values.assign(size_t(dwords) * kLanes, 0);
   return op;
+}
+
+// A register load's values before its lanes fill them: zero (out-of-range lanes load zero).
+void zero_register_values(PendingOp& op) {
+  if (op.target == PendingOp::Target::Vgpr) op.values.assign(size_t(op.dwords) * kLanes, 0);
 }
 
 // Per-lane effective address and range verdict of a MUBUF instruction.
@@ -155,7 +161,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
-  LdsLanes tracked(w, in, AsyncClass::Vector, true);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
   // The whole instruction at once when every lane is active, untraced, in range and
   // in one region (an LDS-DMA's block, lanes back to back, inside LDS): the same
   // values, with nothing observable done until every lane has passed.
@@ -193,6 +199,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
       // Else lane by lane, as below: the lane that is not names its dword.
     }
   }
+  zero_register_values(op);
   const uint32_t* old = w.v(in.dst[0].index);
   if (to_lds) {
     op.lds_address.reserve(size_t(kLanes) * (bytes / 4));
@@ -286,7 +293,8 @@ void global_op(Wave& w, const Inst& in) {
   uint32_t dwords = (bytes + 3) / 4;
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
-  LdsLanes tracked(w, in, AsyncClass::Vector, true);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
+  zero_register_values(op);
   const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
