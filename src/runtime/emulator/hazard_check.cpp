@@ -175,6 +175,32 @@ int wait_states_of(const Inst& in, std::string_view name) {
   return starts_with(name, "S_NOP") ? gfx950::nop_wait_states(in.offset) : 1;
 }
 
+void add(RegisterFootprint& set, bool vector, uint32_t first, uint32_t count) {
+  for (uint32_t r = first; r < first + count; ++r) {
+    if (vector) set.vector[r / 4 / 64 % 2] |= uint64_t(1) << (r / 4 % 64);
+    else set.scalar |= uint64_t(1) << (r % 64);
+  }
+}
+
+void add(RegisterFootprint& set, const Operand& o) {
+  if (o.is_reg()) add(set, o.kind == OperandKind::Vgpr, o.index, o.dwords);
+}
+
+// The rows whose registers are fixed (M0, EXEC) rather than the operands':
+// they apply whether or not the two instructions' registers meet.
+uint32_t rows_of_fixed_registers() {
+  uint32_t rows = 0;
+  for (size_t i = 0; i < std::size(gfx950::kWaitStateRules); ++i) switch (gfx950::kWaitStateRules[i].id) {
+      case HazardRule::M0WrittenBeforeLdsDma:
+      case HazardRule::ValuExecWriteBeforeDpp:
+      case HazardRule::ValuExecWriteBeforeLaneAccess:
+      case HazardRule::ValuExecWriteBeforeMfma:
+      case HazardRule::CmpxBeforePermlaneSwap: rows |= uint32_t(1) << i; break;
+      default: break;
+    }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
@@ -189,18 +215,32 @@ std::vector<HazardRows> hazard_rows(const Program& program) {
   out.reserve(program.hazard.size());
   for (size_t i = 0; i < program.hazard.size(); ++i) {
     const gfx950::HazardProfile& t = program.hazard[i];
-    out.push_back({gfx950::rows_started_by(t), gfx950::rows_ended_by(t), gfx950::longest_wait_after(t),
-                   uint32_t(wait_states_of(program.insts[i], program.names[i]))});
+    HazardRows rows;
+    rows.starts = gfx950::rows_started_by(t);
+    rows.ends = gfx950::rows_ended_by(t);
+    rows.lifetime = gfx950::longest_wait_after(t);
+    rows.wait_states = uint32_t(wait_states_of(program.insts[i], program.names[i]));
+    // A superset of what where_operands_meet compares: every operand and every access.
+    const Inst& in = program.insts[i];
+    for (int j = 0; j < in.num_access; ++j)
+      add(in.access[j].write ? rows.writes : rows.reads, in.access[j].vector, in.access[j].first, in.access[j].count);
+    for (const Operand& o : in.src) add(rows.reads, o);
+    for (const Operand& o : in.dst) add(rows.writes, o);
+    rows.touches = rows.reads;
+    for (int k = 0; k < 2; ++k) rows.touches.vector[k] |= rows.writes.vector[k];
+    rows.touches.scalar |= rows.writes.scalar;
+    out.push_back(rows);
   }
   return out;
 }
 
-void check_hazards(Wave& wave, const Inst& in) {
+void check_hazards_of_producers(Wave& wave, const Inst& in) {
+  static const uint32_t fixed_register_rows = rows_of_fixed_registers();
   const Program& p = *wave.wg->program;
   const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
-  const uint32_t ends = p.hazard_rows[in.id].ends;
-  if (!(ends & h.live_starts)) return;
+  const HazardRows& consumer = p.hazard_rows[in.id];
+  const uint32_t ends = consumer.ends;
   HazardMemo& memo = wave.wg->hazard_memo;
   if (memo.program != &p) {
     memo.program = &p;
@@ -209,8 +249,12 @@ void check_hazards(Wave& wave, const Inst& in) {
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
-    const uint32_t rows = producer.starts & ends;
+    uint32_t rows = producer.starts & ends;
     if (!rows) continue;  // no rule joins the two: nothing asked
+    // Registers that do not meet leave only the rules of M0 and EXEC.
+    const HazardRows& made = p.hazard_rows[producer.inst];
+    if (!made.writes.meets(consumer.touches) && !made.reads.meets(consumer.writes)) rows &= fixed_register_rows;
+    if (!rows) continue;
     const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
     HazardMemo::Entry& e = memo.entries[HazardMemo::slot(producer.inst, in.id)];
     if (e.pair != pair) {

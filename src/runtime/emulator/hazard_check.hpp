@@ -58,8 +58,10 @@ struct HazardMemo {
 };
 
 struct Wave;
-// Before `in` issues: reports every rule whose wait states have not passed.
-void check_hazards(Wave& wave, const Inst& in);
+// Before `in` issues: reports every rule whose wait states have not passed
+// Called only when a live producer starts a rule `in` ends (HazardHistory::live_starts):
+// most instructions have nothing to check.
+void check_hazards_of_producers(Wave& wave, const Inst& in);
 // After `in` issued: counts its wait states and remembers it as a producer.
 void note_issued(Wave& wave, const Inst& in);
 
