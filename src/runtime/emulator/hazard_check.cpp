@@ -201,6 +201,66 @@ uint32_t rows_of_fixed_registers() {
   return rows;
 }
 
+// The instructions that can issue right before each one: the one above it and
+// every branch to it (the branches' handlers are the only ones that set the next pc).
+std::vector<std::vector<uint32_t>> predecessors(const Program& program) {
+  const uint32_t n = uint32_t(program.insts.size());
+  std::vector<std::vector<uint32_t>> before(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i + 1 < n) before[i + 1].push_back(i);
+    const std::string_view name = program.names[i];
+    const uint32_t target = program.insts[i].target;
+    if ((starts_with(name, "S_BRANCH") || starts_with(name, "S_CBRANCH")) && target < n && target != i + 1)
+      before[target].push_back(i);
+  }
+  return before;
+}
+
+// Narrows each instruction's starts and ends to the rows it can share with an
+// instruction that can be live next to it. A producer is live for a consumer while
+// fewer wait states than its lifetime have passed, and every instruction in between
+// counts at least one: so it is at most `lifetime` instructions back on some path.
+// A pair within reach keeps the rows it shares when their registers may meet (else
+// only those of M0 and EXEC), exactly what the pair check keeps; a row no pair
+// keeps is one the pair check drops for every partner, so the reports are the
+// same. An instruction left starting none is no producer, one ending none checks nothing.
+void keep_rows_a_live_pair_can_share(const Program& program, std::vector<HazardRows>& rows) {
+  const uint32_t n = uint32_t(rows.size());
+  int reach = 0;
+  for (const HazardRows& r : rows) {
+    if (r.wait_states == 0) return;  // the bound above needs every instruction to count
+    reach = std::max(reach, r.lifetime);
+  }
+  const uint32_t fixed = rows_of_fixed_registers();
+  const std::vector<std::vector<uint32_t>> before = predecessors(program);
+  std::vector<uint32_t> starts(n, 0), ends(n, 0), seen(n, ~0u), layer, next;
+  for (uint32_t c = 0; c < n; ++c) {
+    if (!rows[c].ends) continue;
+    layer.assign(1, c);
+    for (int depth = 1; depth <= reach && !layer.empty(); ++depth) {
+      next.clear();
+      for (uint32_t at : layer)
+        for (uint32_t p : before[at]) {
+          if (seen[p] == c) continue;
+          seen[p] = c;
+          next.push_back(p);
+          const HazardRows& made = rows[p];
+          uint32_t shared = made.starts & rows[c].ends;
+          if (!shared || depth > made.lifetime) continue;
+          if (!made.writes.meets(rows[c].touches) && !made.reads.meets(rows[c].writes)) shared &= fixed;
+          starts[p] |= shared;
+          ends[c] |= shared;
+        }
+      layer.swap(next);
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    rows[i].starts = starts[i];
+    rows[i].ends = ends[i];
+    if (!starts[i]) rows[i].lifetime = 0;
+  }
+}
+
 }  // namespace
 
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
@@ -226,11 +286,10 @@ std::vector<HazardRows> hazard_rows(const Program& program) {
       add(in.access[j].write ? rows.writes : rows.reads, in.access[j].vector, in.access[j].first, in.access[j].count);
     for (const Operand& o : in.src) add(rows.reads, o);
     for (const Operand& o : in.dst) add(rows.writes, o);
-    rows.touches = rows.reads;
-    for (int k = 0; k < 2; ++k) rows.touches.vector[k] |= rows.writes.vector[k];
-    rows.touches.scalar |= rows.writes.scalar;
+    rows.touches = rows.reads | rows.writes;
     out.push_back(rows);
   }
+  keep_rows_a_live_pair_can_share(program, out);
   return out;
 }
 

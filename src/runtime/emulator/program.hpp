@@ -134,10 +134,14 @@ struct RegisterFootprint {
   bool meets(const RegisterFootprint& o) const {
     return ((vector[0] & o.vector[0]) | (vector[1] & o.vector[1]) | (scalar & o.scalar)) != 0;
   }
+  RegisterFootprint operator|(const RegisterFootprint& o) const {
+    return {{vector[0] | o.vector[0], vector[1] | o.vector[1]}, scalar | o.scalar};
+  }
 };
 
 // The wait-state rules (gfx950::kWaitStateRules rows, as bits) an instruction can start as
-// producer and end as consumer, and how long it stays a producer.
+// producer and end as consumer with some instruction of its program, and how long it
+// stays a producer.
 struct HazardRows {
   uint32_t starts = 0, ends = 0;
   int lifetime = 0;  // the longest wait a rule can ask after it (0: it starts none)
