@@ -88,6 +88,31 @@ void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, u
   }
 }
 
+// A load inside a loop most often runs again on the next trip, by the same wave,
+// at the same stride: ask now for the lines that trip will read (a prefetch never
+// faults, so a wrong guess costs only the request). Remembered per worker thread,
+// by (instruction, wave); another workgroup's entry is only a wrong guess.
+void prefetch_next_trip(const Wave& w, const Inst& in, const uint64_t* address) {
+  struct Last {
+    uint64_t key = ~0ull, address = 0;
+  };
+  static thread_local std::vector<Last> last(4096);
+  const uint64_t key = uint64_t(in.id) << 32 | w.id;
+  Last& e = last[(size_t(in.id) * 64 + w.id) % last.size()];
+  if (e.key == key) {
+    const uint64_t stride = address[0] - e.address;
+    if (stride != 0 && stride < (uint64_t(1) << 24)) {
+      uint64_t line = ~0ull;
+      for (int l = 0; l < kLanes; ++l)
+        if ((address[l] + stride) / 64 != line) {
+          line = (address[l] + stride) / 64;
+          __builtin_prefetch(reinterpret_cast<const void*>(address[l] + stride));
+        }
+    }
+  }
+  e = {key, address[0]};
+}
+
 // kSubDword: a byte or short access (aux bytes 0); the dword forms take no sub-dword path.
 template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   uint32_t rsrc_words[4];
@@ -193,6 +218,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
           for (int l = 0; l < kLanes; ++l) tracked.add(lds_base + l * lds_stride, bytes);
           tracked.track();
         }
+        prefetch_next_trip(w, in, address);
         submit(w, in, op);
         return;
       }
