@@ -148,7 +148,21 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   uint32_t* values = register_values(w, op);
   if constexpr (kBits == 16) {
     // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
-    // a 4 x 4 transpose of 16-bit elements, in two steps of swapped pairs.
+    // a 4 x 4 transpose of 16-bit elements. The low dwords of lanes 16b + 4p .. + 3
+    // interleave the elements of lanes 16b + p and 16b + 4 + p, the high ones those
+    // of 16b + 8 + p and 16b + 12 + p.
+#if defined(__SSE2__)
+    for (int block = 0; block < kLanes; block += 16)
+      for (int p = 0; p < 4; ++p) {
+        auto row = [&](int j) { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(read + block + 4 * j + p)); };
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(values + block + 4 * p), _mm_unpacklo_epi16(row(0), row(1)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(values + kLanes + block + 4 * p),
+                         _mm_unpacklo_epi16(row(2), row(3)));
+      }
+    submit(w, in, op);
+    return;
+#endif
+    // Without SSE2: in two steps of swapped pairs.
     constexpr uint64_t kLow16 = 0x0000ffff0000ffffull, kLow32 = 0x00000000ffffffffull;
     for (int block = 0; block < kLanes; block += 16)
       for (int p = 0; p < 4; ++p) {
