@@ -334,11 +334,7 @@ void check_hazards_of_producers(Wave& wave, const Inst& in) {
   }
 }
 
-void note_issued(Wave& wave, const Inst& in) {
-  const Program& p = *wave.wg->program;
-  HazardHistory& h = wave.hazards;
-  const HazardRows& rows = p.hazard_rows[in.id];
-  h.states += rows.wait_states;
+void note_producers(HazardHistory& h, const HazardRows& rows, uint32_t inst) {
   if (h.states >= h.next_expiry) {  // drop the expired, in order, and sum up the rest
     h.next_expiry = ~0ull;
     h.live_starts = 0;
@@ -352,7 +348,7 @@ void note_issued(Wave& wave, const Inst& in) {
     h.producers.resize(kept);
   }
   if (const int lifetime = rows.lifetime) {
-    h.producers.push_back({in.id, h.states, lifetime, rows.starts});
+    h.producers.push_back({inst, h.states, lifetime, rows.starts});
     h.next_expiry = std::min(h.next_expiry, h.states + lifetime);
     h.live_starts |= rows.starts;
   }

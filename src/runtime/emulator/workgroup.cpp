@@ -178,7 +178,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
       else ++wg.now;
       if (w->status != WaveStatus::Waiting) {
         ++wg.instructions;
-        note_issued(*w, in);
+        note_issued(w->hazards, p.hazard_rows[in.id], in.id);
       }
       if (++unbilled == RunLimits::kBatch) {
         unbilled = 0;
