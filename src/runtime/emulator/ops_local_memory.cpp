@@ -36,6 +36,26 @@ uint32_t address_offset(const Inst& in, const DsShape& s, int which) {
   return unit * s.stride;
 }
 
+// The active lanes' addresses (address + offset[a] for each of the kAddresses),
+// each checked inside LDS, traced and tracked for races, then visited in lane order.
+template <int kAddresses, class F>
+void each_lane_address(Wave& w, const Inst& in, uint64_t exec, const uint32_t* address, const uint32_t* offset,
+                       uint32_t bytes, bool write, F&& visit) {
+  TraceRecorder* trace = w.wg->tracer.get();
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    for (int a = 0; a < kAddresses; ++a) {
+      const uint64_t at = uint64_t(address[l]) + offset[a];
+      check_lds_range(w, in, at, bytes);
+      visit(l, a, at);
+      if (trace) trace->add(at, bytes, l);
+      tracked.add(uint32_t(at), bytes);
+    }
+  }
+  tracked.track();
+}
+
 // Each lane's 16 bytes at base + address[lane] into out[dword][lane], four lanes a 4 x 4 transpose.
 void rows_of_four_dwords(const uint8_t* base, const uint32_t* address, uint32_t* out) {
 #if defined(__SSE2__)
@@ -73,20 +93,8 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.lanes = exec;
   const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
   if (!lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
-                                4 * kDwords, 4)) {
-    TraceRecorder* trace = w.wg->tracer.get();
-    LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, false);
-    for (int l = 0; l < kLanes; ++l) {
-      if (!((exec >> l) & 1)) continue;
-      for (int a = 0; a < kAddresses; ++a) {
-        const uint64_t at = uint64_t(address[l]) + offset[a];
-        check_lds_range(w, in, at, 4 * kDwords);
-        if (trace) trace->add(at, 4 * kDwords, l);
-        tracked.add(uint32_t(at), 4 * kDwords);
-      }
-    }
-    tracked.track();
-  }
+                                4 * kDwords, 4))
+    each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   // Every lane checked: the copy, [dword][lane].
   uint32_t* values = register_values(w, op);
   if constexpr (kDwords == 4 && kAddresses == 1) {
@@ -220,22 +228,12 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   op.values.resize(values);
   uint32_t* lds_address = op.lds_address.data();
   uint32_t* value = op.values.data();
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, true);
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    for (int a = 0; a < kAddresses; ++a) {
-      const uint64_t at = uint64_t(address[l]) + offset[a];
-      check_lds_range(w, in, at, 4 * kDwords);
-      for (int d = 0; d < kDwords; ++d) {
-        *lds_address++ = uint32_t(at + 4 * d);
-        *value++ = data[a * kDwords + d][l];
-      }
-      if (trace) trace->add(at, 4 * kDwords, l);
-      tracked.add(uint32_t(at), 4 * kDwords);
+  each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, true, [&](int l, int a, uint64_t at) {
+    for (int d = 0; d < kDwords; ++d) {
+      *lds_address++ = uint32_t(at + 4 * d);
+      *value++ = data[a * kDwords + d][l];
     }
-  }
-  tracked.track();
+  });
   submit(w, in, op);
 }
 
