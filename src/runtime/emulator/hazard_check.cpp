@@ -175,6 +175,92 @@ int wait_states_of(const Inst& in, std::string_view name) {
   return starts_with(name, "S_NOP") ? gfx950::nop_wait_states(in.offset) : 1;
 }
 
+void add(RegisterFootprint& set, bool vector, uint32_t first, uint32_t count) {
+  for (uint32_t r = first; r < first + count; ++r) {
+    if (vector) set.vector[r / 4 / 64 % 2] |= uint64_t(1) << (r / 4 % 64);
+    else set.scalar |= uint64_t(1) << (r % 64);
+  }
+}
+
+void add(RegisterFootprint& set, const Operand& o) {
+  if (o.is_reg()) add(set, o.kind == OperandKind::Vgpr, o.index, o.dwords);
+}
+
+// The rows whose registers are fixed (M0, EXEC) rather than the operands':
+// they apply whether or not the two instructions' registers meet.
+uint32_t rows_of_fixed_registers() {
+  uint32_t rows = 0;
+  for (size_t i = 0; i < std::size(gfx950::kWaitStateRules); ++i) switch (gfx950::kWaitStateRules[i].id) {
+      case HazardRule::M0WrittenBeforeLdsDma:
+      case HazardRule::ValuExecWriteBeforeDpp:
+      case HazardRule::ValuExecWriteBeforeLaneAccess:
+      case HazardRule::ValuExecWriteBeforeMfma:
+      case HazardRule::CmpxBeforePermlaneSwap: rows |= uint32_t(1) << i; break;
+      default: break;
+    }
+  return rows;
+}
+
+// The instructions that can issue right before each one: the one above it and
+// every branch to it (the branches' handlers are the only ones that set the next pc).
+std::vector<std::vector<uint32_t>> predecessors(const Program& program) {
+  const uint32_t n = uint32_t(program.insts.size());
+  std::vector<std::vector<uint32_t>> before(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i + 1 < n) before[i + 1].push_back(i);
+    const std::string_view name = program.names[i];
+    const uint32_t target = program.insts[i].target;
+    if ((starts_with(name, "S_BRANCH") || starts_with(name, "S_CBRANCH")) && target < n && target != i + 1)
+      before[target].push_back(i);
+  }
+  return before;
+}
+
+// Narrows each instruction's starts and ends to the rows it can share with an
+// instruction that can be live next to it. A producer is live for a consumer while
+// fewer wait states than its lifetime have passed, and every instruction in between
+// counts at least one: so it is at most `lifetime` instructions back on some path.
+// A pair within reach keeps the rows it shares when their registers may meet (else
+// only those of M0 and EXEC), exactly what the pair check keeps; a row no pair
+// keeps is one the pair check drops for every partner, so the reports are the
+// same. An instruction left starting none is no producer, one ending none checks nothing.
+void keep_rows_a_live_pair_can_share(const Program& program, std::vector<HazardRows>& rows) {
+  const uint32_t n = uint32_t(rows.size());
+  int reach = 0;
+  for (const HazardRows& r : rows) {
+    if (r.wait_states == 0) return;  // the bound above needs every instruction to count
+    reach = std::max(reach, r.lifetime);
+  }
+  const uint32_t fixed = rows_of_fixed_registers();
+  const std::vector<std::vector<uint32_t>> before = predecessors(program);
+  std::vector<uint32_t> starts(n, 0), ends(n, 0), seen(n, ~0u), layer, next;
+  for (uint32_t c = 0; c < n; ++c) {
+    if (!rows[c].ends) continue;
+    layer.assign(1, c);
+    for (int depth = 1; depth <= reach && !layer.empty(); ++depth) {
+      next.clear();
+      for (uint32_t at : layer)
+        for (uint32_t p : before[at]) {
+          if (seen[p] == c) continue;
+          seen[p] = c;
+          next.push_back(p);
+          const HazardRows& made = rows[p];
+          uint32_t shared = made.starts & rows[c].ends;
+          if (!shared || depth > made.lifetime) continue;
+          if (!made.writes.meets(rows[c].touches) && !made.reads.meets(rows[c].writes)) shared &= fixed;
+          starts[p] |= shared;
+          ends[c] |= shared;
+        }
+      layer.swap(next);
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    rows[i].starts = starts[i];
+    rows[i].ends = ends[i];
+    if (!starts[i]) rows[i].lifetime = 0;
+  }
+}
+
 }  // namespace
 
 std::vector<gfx950::HazardProfile> hazard_profiles(const Program& program) {
@@ -189,18 +275,31 @@ std::vector<HazardRows> hazard_rows(const Program& program) {
   out.reserve(program.hazard.size());
   for (size_t i = 0; i < program.hazard.size(); ++i) {
     const gfx950::HazardProfile& t = program.hazard[i];
-    out.push_back({gfx950::rows_started_by(t), gfx950::rows_ended_by(t), gfx950::longest_wait_after(t),
-                   uint32_t(wait_states_of(program.insts[i], program.names[i]))});
+    HazardRows rows;
+    rows.starts = gfx950::rows_started_by(t);
+    rows.ends = gfx950::rows_ended_by(t);
+    rows.lifetime = gfx950::longest_wait_after(t);
+    rows.wait_states = uint32_t(wait_states_of(program.insts[i], program.names[i]));
+    // A superset of what where_operands_meet compares: every operand and every access.
+    const Inst& in = program.insts[i];
+    for (int j = 0; j < in.num_access; ++j)
+      add(in.access[j].write ? rows.writes : rows.reads, in.access[j].vector, in.access[j].first, in.access[j].count);
+    for (const Operand& o : in.src) add(rows.reads, o);
+    for (const Operand& o : in.dst) add(rows.writes, o);
+    rows.touches = rows.reads | rows.writes;
+    out.push_back(rows);
   }
+  keep_rows_a_live_pair_can_share(program, out);
   return out;
 }
 
-void check_hazards(Wave& wave, const Inst& in) {
+void check_hazards_of_producers(Wave& wave, const Inst& in) {
+  static const uint32_t fixed_register_rows = rows_of_fixed_registers();
   const Program& p = *wave.wg->program;
   const std::vector<gfx950::HazardProfile>& traits = p.hazard;
   HazardHistory& h = wave.hazards;
-  const uint32_t ends = p.hazard_rows[in.id].ends;
-  if (!(ends & h.live_starts)) return;
+  const HazardRows& consumer = p.hazard_rows[in.id];
+  const uint32_t ends = consumer.ends;
   HazardMemo& memo = wave.wg->hazard_memo;
   if (memo.program != &p) {
     memo.program = &p;
@@ -209,8 +308,12 @@ void check_hazards(Wave& wave, const Inst& in) {
   for (const auto& producer : h.producers) {
     const int age = int(h.states - producer.issued);
     if (age >= producer.lifetime) continue;
-    const uint32_t rows = producer.starts & ends;
+    uint32_t rows = producer.starts & ends;
     if (!rows) continue;  // no rule joins the two: nothing asked
+    // Registers that do not meet leave only the rules of M0 and EXEC.
+    const HazardRows& made = p.hazard_rows[producer.inst];
+    if (!made.writes.meets(consumer.touches) && !made.reads.meets(consumer.writes)) rows &= fixed_register_rows;
+    if (!rows) continue;
     const uint64_t pair = uint64_t(producer.inst) << 32 | in.id;
     HazardMemo::Entry& e = memo.entries[HazardMemo::slot(producer.inst, in.id)];
     if (e.pair != pair) {
@@ -231,11 +334,7 @@ void check_hazards(Wave& wave, const Inst& in) {
   }
 }
 
-void note_issued(Wave& wave, const Inst& in) {
-  const Program& p = *wave.wg->program;
-  HazardHistory& h = wave.hazards;
-  const HazardRows& rows = p.hazard_rows[in.id];
-  h.states += rows.wait_states;
+void note_producers(HazardHistory& h, const HazardRows& rows, uint32_t inst) {
   if (h.states >= h.next_expiry) {  // drop the expired, in order, and sum up the rest
     h.next_expiry = ~0ull;
     h.live_starts = 0;
@@ -249,7 +348,7 @@ void note_issued(Wave& wave, const Inst& in) {
     h.producers.resize(kept);
   }
   if (const int lifetime = rows.lifetime) {
-    h.producers.push_back({in.id, h.states, lifetime, rows.starts});
+    h.producers.push_back({inst, h.states, lifetime, rows.starts});
     h.next_expiry = std::min(h.next_expiry, h.states + lifetime);
     h.live_starts |= rows.starts;
   }

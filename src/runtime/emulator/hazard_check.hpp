@@ -58,9 +58,16 @@ struct HazardMemo {
 };
 
 struct Wave;
-// Before `in` issues: reports every rule whose wait states have not passed.
-void check_hazards(Wave& wave, const Inst& in);
-// After `in` issued: counts its wait states and remembers it as a producer.
-void note_issued(Wave& wave, const Inst& in);
+// Before `in` issues: reports every rule whose wait states have not passed
+// Called only when a live producer starts a rule `in` ends (HazardHistory::live_starts):
+// most instructions have nothing to check.
+void check_hazards_of_producers(Wave& wave, const Inst& in);
+// After instruction `inst` (its rows) issued: counts its wait states and remembers it
+// as a producer. Most instructions start no rule and let no producer expire.
+void note_producers(HazardHistory& h, const HazardRows& rows, uint32_t inst);
+inline void note_issued(HazardHistory& h, const HazardRows& rows, uint32_t inst) {
+  h.states += rows.wait_states;
+  if (rows.lifetime || h.states >= h.next_expiry) note_producers(h, rows, inst);
+}
 
 }  // namespace cdna4::emu

@@ -3,13 +3,19 @@
 // gfx950's transposing reads ds_read_b64_tr_b16 / _b8.
 // Reads sample LDS at issue and land in registers on completion; writes land
 // in LDS on completion. Both are counted by lgkmcnt and complete in order.
+#include <algorithm>
 #include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/format.h>
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -30,6 +36,50 @@ uint32_t address_offset(const Inst& in, const DsShape& s, int which) {
   return unit * s.stride;
 }
 
+// The active lanes' addresses (address + offset[a] for each of the kAddresses),
+// each checked inside LDS, traced and tracked for races, then visited in lane order.
+template <int kAddresses, class F>
+void each_lane_address(Wave& w, const Inst& in, uint64_t exec, const uint32_t* address, const uint32_t* offset,
+                       uint32_t bytes, bool write, F&& visit) {
+  TraceRecorder* trace = w.wg->tracer.get();
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
+  for (int l = 0; l < kLanes; ++l) {
+    if (!((exec >> l) & 1)) continue;
+    for (int a = 0; a < kAddresses; ++a) {
+      const uint64_t at = uint64_t(address[l]) + offset[a];
+      check_lds_range(w, in, at, bytes);
+      visit(l, a, at);
+      if (trace) trace->add(at, bytes, l);
+      tracked.add(uint32_t(at), bytes);
+    }
+  }
+  tracked.track();
+}
+
+// Each lane's 16 bytes at base + address[lane] into out[dword][lane], four lanes a 4 x 4 transpose.
+void rows_of_four_dwords(const uint8_t* base, const uint32_t* address, uint32_t* out) {
+#if defined(__SSE2__)
+  for (int l = 0; l < kLanes; l += 4) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + address[l]));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + address[l + 1]));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + address[l + 2]));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + address[l + 3]));
+    const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);  // d0 d0 d1 d1
+    const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);  // d2 d2 d3 d3
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + l), _mm_unpacklo_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kLanes + l), _mm_unpackhi_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * kLanes + l), _mm_unpacklo_epi64(t2, t3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * kLanes + l), _mm_unpackhi_epi64(t2, t3));
+  }
+#else
+  for (int l = 0; l < kLanes; ++l) {
+    uint32_t lane[4];
+    std::memcpy(lane, base + address[l], sizeof(lane));
+    for (int d = 0; d < 4; ++d) out[d * kLanes + l] = lane[d];
+  }
+#endif
+}
+
 template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const Inst& in) {
   constexpr DsShape shape{kDwords, kAddresses, kStride};
   LaneValues address;
@@ -41,27 +91,24 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.reg = in.dst[0].index;
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, false);
-  uint64_t lane_at[kLanes][kAddresses];
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    for (int a = 0; a < kAddresses; ++a) {
-      uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
-      check_lds_range(w, in, at, 4 * kDwords);
-      lane_at[l][a] = at;
-      if (trace) trace->add(at, 4 * kDwords, l);
-      tracked.add(uint32_t(at), 4 * kDwords);
-    }
-  }
-  tracked.track();
+  const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
+  if (!lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
+                                4 * kDwords, 4))
+    each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   // Every lane checked: the copy, [dword][lane].
   uint32_t* values = register_values(w, op);
+  if constexpr (kDwords == 4 && kAddresses == 1) {
+    if (exec == ~uint64_t(0)) {
+      rows_of_four_dwords(lds + offset[0], address, values);
+      submit(w, in, op);
+      return;
+    }
+  }
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
       uint32_t lane[kDwords];
-      std::memcpy(lane, lds + lane_at[l][a], sizeof(lane));
+      std::memcpy(lane, lds + uint64_t(address[l]) + offset[a], sizeof(lane));
       for (int d = 0; d < kDwords; ++d) values[(a * kDwords + d) * kLanes + l] = lane[d];
     }
   }
@@ -91,23 +138,39 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.reg = in.dst[0].index;
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, false);
-  uint64_t at[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    at[l] = uint64_t(address[l]) + (in.offset & 0xffff);
-    check_lds_range(w, in, at[l], 8);
-    if (at[l] % 8 != 0) w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at[l]));
-    if (trace) trace->add(at[l], 8, l);
-    tracked.add(uint32_t(at[l]), 8);
+  const uint32_t offset = uint32_t(in.offset & 0xffff);
+  if (!lanes_quietly_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8)) {
+    TraceRecorder* trace = w.wg->tracer.get();
+    LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, false);
+    for (int l = 0; l < kLanes; ++l) {
+      const uint64_t at = uint64_t(address[l]) + offset;
+      check_lds_range(w, in, at, 8);
+      if (at % 8 != 0) w.wg->fail(w, in, fmt::format("transposing LDS read address 0x{:x} is not 8-byte aligned", at));
+      if (trace) trace->add(at, 8, l);
+      tracked.add(uint32_t(at), 8);
+    }
+    tracked.track();
   }
-  tracked.track();
   uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
-  for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + at[l], 8);
+  for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + offset + address[l], 8);
   uint32_t* values = register_values(w, op);
   if constexpr (kBits == 16) {
     // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
-    // a 4 x 4 transpose of 16-bit elements, in two steps of swapped pairs.
+    // a 4 x 4 transpose of 16-bit elements. The low dwords of lanes 16b + 4p .. + 3
+    // interleave the elements of lanes 16b + p and 16b + 4 + p, the high ones those
+    // of 16b + 8 + p and 16b + 12 + p.
+#if defined(__SSE2__)
+    for (int block = 0; block < kLanes; block += 16)
+      for (int p = 0; p < 4; ++p) {
+        auto row = [&](int j) { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(read + block + 4 * j + p)); };
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(values + block + 4 * p), _mm_unpacklo_epi16(row(0), row(1)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(values + kLanes + block + 4 * p),
+                         _mm_unpacklo_epi16(row(2), row(3)));
+      }
+    submit(w, in, op);
+    return;
+#endif
+    // Without SSE2: in two steps of swapped pairs.
     constexpr uint64_t kLow16 = 0x0000ffff0000ffffull, kLow32 = 0x00000000ffffffffull;
     for (int block = 0; block < kLanes; block += 16)
       for (int p = 0; p < 4; ++p) {
@@ -145,6 +208,19 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   for (int a = 0; a < kAddresses; ++a)
     for (int d = 0; d < kDwords; ++d) fetch(w, in.src[1 + a], data[a * kDwords + d], d);
   uint64_t exec = w.exec();
+  const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
+  if (lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
+                               4 * kDwords, 4)) {
+    // Instant completion would land the values at submit, in this order: land them now.
+    uint8_t* lds = w.wg->lds.data();
+    for (int l = 0; l < kLanes; ++l) {
+      if (!((exec >> l) & 1)) continue;
+      for (int a = 0; a < kAddresses; ++a)
+        for (int d = 0; d < kDwords; ++d)
+          std::memcpy(lds + uint64_t(address[l]) + offset[a] + 4 * d, &data[a * kDwords + d][l], 4);
+    }
+    return;
+  }
   PendingOp& op = begin_op(w, AsyncClass::Lds);
   op.target = PendingOp::Target::Lds;
   const size_t values = size_t(std::popcount(exec)) * kAddresses * kDwords;
@@ -152,22 +228,12 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   op.values.resize(values);
   uint32_t* lds_address = op.lds_address.data();
   uint32_t* value = op.values.data();
-  TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, true);
-  for (int l = 0; l < kLanes; ++l) {
-    if (!((exec >> l) & 1)) continue;
-    for (int a = 0; a < kAddresses; ++a) {
-      uint64_t at = uint64_t(address[l]) + address_offset(in, shape, a);
-      check_lds_range(w, in, at, 4 * kDwords);
-      for (int d = 0; d < kDwords; ++d) {
-        *lds_address++ = uint32_t(at + 4 * d);
-        *value++ = data[a * kDwords + d][l];
-      }
-      if (trace) trace->add(at, 4 * kDwords, l);
-      tracked.add(uint32_t(at), 4 * kDwords);
+  each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, true, [&](int l, int a, uint64_t at) {
+    for (int d = 0; d < kDwords; ++d) {
+      *lds_address++ = uint32_t(at + 4 * d);
+      *value++ = data[a * kDwords + d][l];
     }
-  }
-  tracked.track();
+  });
   submit(w, in, op);
 }
 
@@ -179,7 +245,7 @@ void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, ui
   LaneValues address;
   fetch(w, in.src[0], address);
   TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanes tracked(w, in, AsyncClass::Lds, write);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);

@@ -10,6 +10,7 @@
 #include "runtime/emulator/buffer_resource.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
+#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -45,7 +46,8 @@ void fail_region(Wave& w, const Inst& in, uint64_t address, uint32_t bytes, int 
                                 address));
 }
 
-// A queued vector load: into LDS (LDS-DMA) or into the destination VGPRs of the active lanes.
+// A queued vector load: into LDS (LDS-DMA) or into the destination VGPRs of the
+// active lanes (values sized and zeroed by the caller, unless it fills them all).
 PendingOp& begin_load(Wave& w, const Inst& in, uint32_t bytes, uint64_t exec) {
   PendingOp& op = begin_op(w, AsyncClass::Vector);
   if (in.aux & kToLds) {
@@ -57,8 +59,12 @@ PendingOp& begin_load(Wave& w, const Inst& in, uint32_t bytes, uint64_t exec) {
   op.reg = in.dst[0].index;
   op.dwords = static_cast<uint8_t>(dwords);
   op.lanes = exec;
-  op.values.assign(size_t(dwords) * kLanes, 0);
   return op;
+}
+
+// A register load's values before its lanes fill them: zero (out-of-range lanes load zero).
+void zero_register_values(PendingOp& op) {
+  if (op.target == PendingOp::Target::Vgpr) op.values.assign(size_t(op.dwords) * kLanes, 0);
 }
 
 // Per-lane effective address and range verdict of a MUBUF instruction.
@@ -80,6 +86,31 @@ void read_lanes(const GlobalMemory& mem, const uint64_t* address, bool to_lds, u
     mem.read(address[l], values, kBytes);
     for (uint32_t d = 0; d < kDwords; ++d) out[d * kLanes + l] = values[d];
   }
+}
+
+// A load inside a loop most often runs again on the next trip, by the same wave,
+// at the same stride: ask now for the lines that trip will read (a prefetch never
+// faults, so a wrong guess costs only the request). Remembered per worker thread,
+// by (instruction, wave); another workgroup's entry is only a wrong guess.
+void prefetch_next_trip(const Wave& w, const Inst& in, const uint64_t* address) {
+  struct Last {
+    uint64_t key = ~0ull, address = 0;
+  };
+  static thread_local std::vector<Last> last(4096);
+  const uint64_t key = uint64_t(in.id) << 32 | w.id;
+  Last& e = last[(size_t(in.id) * 64 + w.id) % last.size()];
+  if (e.key == key) {
+    const uint64_t stride = address[0] - e.address;
+    if (stride != 0 && stride < (uint64_t(1) << 24)) {
+      uint64_t line = ~0ull;
+      for (int l = 0; l < kLanes; ++l)
+        if ((address[l] + stride) / 64 != line) {
+          line = (address[l] + stride) / 64;
+          __builtin_prefetch(reinterpret_cast<const void*>(address[l] + stride));
+        }
+    }
+  }
+  e = {key, address[0]};
 }
 
 // kSubDword: a byte or short access (aux bytes 0); the dword forms take no sub-dword path.
@@ -155,7 +186,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
-  LdsLanes tracked(w, in, AsyncClass::Vector, true);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
   // The whole instruction at once when every lane is active, untraced, in range and
   // in one region (an LDS-DMA's block, lanes back to back, inside LDS): the same
   // values, with nothing observable done until every lane has passed.
@@ -187,12 +218,14 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
           tracked.add_lanes(lds_base, bytes, kLanes);  // lds_stride == bytes
           tracked.track();
         }
+        prefetch_next_trip(w, in, address);
         submit(w, in, op);
         return;
       }
       // Else lane by lane, as below: the lane that is not names its dword.
     }
   }
+  zero_register_values(op);
   const uint32_t* old = w.v(in.dst[0].index);
   if (to_lds) {
     op.lds_address.reserve(size_t(kLanes) * (bytes / 4));
@@ -286,7 +319,8 @@ void global_op(Wave& w, const Inst& in) {
   uint32_t dwords = (bytes + 3) / 4;
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
-  LdsLanes tracked(w, in, AsyncClass::Vector, true);
+  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
+  zero_register_values(op);
   const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;

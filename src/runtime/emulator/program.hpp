@@ -126,12 +126,28 @@ struct LaneModifier {
   uint8_t dst_unused = gfx950::sdwa::kPad;
 };
 
+// Registers as bits, coarsely (vector registers four to a bit, scalar ones modulo 64):
+// two sets that do not meet share no register; two that meet may.
+struct RegisterFootprint {
+  uint64_t vector[2] = {0, 0};
+  uint64_t scalar = 0;
+  bool meets(const RegisterFootprint& o) const {
+    return ((vector[0] & o.vector[0]) | (vector[1] & o.vector[1]) | (scalar & o.scalar)) != 0;
+  }
+  RegisterFootprint operator|(const RegisterFootprint& o) const {
+    return {{vector[0] | o.vector[0], vector[1] | o.vector[1]}, scalar | o.scalar};
+  }
+};
+
 // The wait-state rules (gfx950::kWaitStateRules rows, as bits) an instruction can start as
-// producer and end as consumer, and how long it stays a producer.
+// producer and end as consumer with some instruction of its program, and how long it
+// stays a producer.
 struct HazardRows {
   uint32_t starts = 0, ends = 0;
   int lifetime = 0;  // the longest wait a rule can ask after it (0: it starts none)
   uint32_t wait_states = 1;  // what issuing it counts (s_nop: its own count)
+  // Every register its operands and accesses read, write, and both together.
+  RegisterFootprint reads, writes, touches;
 };
 
 struct Program {

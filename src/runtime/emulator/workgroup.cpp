@@ -112,6 +112,11 @@ Wave* pick_wave(Workgroup& wg) {
   }
 }
 
+// Before `in` issues; most instructions end no rule a live producer starts.
+void check_hazards(Wave& w, const Inst& in) {
+  if (w.wg->program->hazard_rows[in.id].ends & w.hazards.live_starts) check_hazards_of_producers(w, in);
+}
+
 // Appends the instruction `w` just issued (not a retried wait) with its memory summary.
 void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
   if (w.status != WaveStatus::Waiting) {
@@ -173,7 +178,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
       else ++wg.now;
       if (w->status != WaveStatus::Waiting) {
         ++wg.instructions;
-        note_issued(*w, in);
+        note_issued(w->hazards, p.hazard_rows[in.id], in.id);
       }
       if (++unbilled == RunLimits::kBatch) {
         unbilled = 0;
