@@ -20,8 +20,8 @@ void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32
 // The LDS accesses of one instruction's lanes, in lane order, checked for races
 // and recorded in one go by track() just before the operation is submitted
 // (the race tracker needs its sequence number). On a conflict the first is
-// reported and the lanes after it are not recorded. Nothing is kept when races
-// are not tracked (instant completion).
+// reported and the lanes after it are not recorded. Nothing is kept, and
+// nothing set up, when races are not tracked (instant completion).
 class LdsLanes {
  public:
   LdsLanes(Wave& w, const Inst& in, AsyncClass cls, bool write)
@@ -59,5 +59,29 @@ class LdsLanes {
   uint32_t count_ = 0;
   LdsSpan spans_[2 * kLanes];  // read2 / write2: two per lane
 };
+
+// True when nothing but the bounds is checked lane by lane (instant completion,
+// no trace) and every active lane's address plus each of the offsets in
+// [offset_low, offset_high] is a multiple of `align` with `bytes` after it inside
+// LDS: the lane loop that checks, traces and tracks can be skipped, as it would
+// find nothing. (A false answer only sends the instruction down that loop.)
+inline bool lanes_quietly_inside_lds(const Wave& w, const uint32_t* address, uint64_t exec, uint32_t offset_low,
+                                     uint32_t offset_high, uint32_t bytes, uint32_t align) {
+  if (w.wg->track_races || w.wg->tracer) return false;
+  uint32_t bits = offset_low | offset_high, high = 0;
+  if (exec == ~uint64_t(0)) {
+    for (int l = 0; l < kLanes; ++l) {  // no branch: vectorised
+      bits |= address[l];
+      high = address[l] > high ? address[l] : high;
+    }
+  } else {
+    for (int l = 0; l < kLanes; ++l)
+      if ((exec >> l) & 1) {
+        bits |= address[l];
+        high = address[l] > high ? address[l] : high;
+      }
+  }
+  return bits % align == 0 && uint64_t(high) + offset_high + bytes <= w.wg->lds.size();
+}
 
 }  // namespace cdna4::emu

@@ -49,10 +49,12 @@ struct LdsConflict {
 
 // The dwords consecutive lanes access, each lane (or address of a read2/write2
 // lane) `unit` dwords right after the previous one's: count / unit lanes.
+// No initialisers: LdsLanes keeps room for 128 on the stack and fills only
+// those it uses, so an instruction whose races are not tracked pays nothing.
 struct LdsSpan {
-  uint32_t first = 0;
-  uint32_t count = 0;
-  uint32_t unit = 0;
+  uint32_t first;
+  uint32_t count;
+  uint32_t unit;
 };
 
 class LdsRaceTracker {

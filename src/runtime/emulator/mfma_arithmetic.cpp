@@ -79,7 +79,6 @@ __attribute__((target("avx512f"))) void chain_rows_512(const float* a, ALayout a
     }
 }
 
-
 // v_mfma_f32_{16x16x32,32x32x16}_bf16 read and written in the registers' own
 // layout, for AVX-512 hosts: the policy's chain with no unpacked copies.
 // Register r of A and of B holds k = 8 g + 2 r + e in bf16 e (e = 0 low) of
@@ -162,7 +161,6 @@ void chain_fused(const float* a, ALayout al, const float* b, float* acc) {
   constexpr int kRows = 32 / N * 2;  // 4 rows of 16 or 2 rows of 32: 8 accumulators
   for (int row = 0; row < M; row += kRows) chain_rows<N, K, kRows>(a, al, b, acc, row);
 }
-
 
 #endif
 

@@ -15,7 +15,6 @@
 
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
-#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -42,7 +41,7 @@ template <int kAddresses, class F>
 void each_lane_address(Wave& w, const Inst& in, uint64_t exec, const uint32_t* address, const uint32_t* offset,
                        uint32_t bytes, bool write, F&& visit) {
   TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
+  LdsLanes tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
@@ -141,7 +140,7 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   const uint32_t offset = uint32_t(in.offset & 0xffff);
   if (!lanes_quietly_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8)) {
     TraceRecorder* trace = w.wg->tracer.get();
-    LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, false);
+    LdsLanes tracked(w, in, AsyncClass::Lds, false);
     for (int l = 0; l < kLanes; ++l) {
       const uint64_t at = uint64_t(address[l]) + offset;
       check_lds_range(w, in, at, 8);
@@ -154,12 +153,12 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   uint64_t read[kLanes];  // each lane's 8 bytes, elements little-endian
   for (int l = 0; l < kLanes; ++l) std::memcpy(&read[l], lds + offset + address[l], 8);
   uint32_t* values = register_values(w, op);
+#if defined(__SSE2__)
   if constexpr (kBits == 16) {
     // Lanes 16b + 4p + e take element e of lanes 16b + p, + 4 + p, + 8 + p, + 12 + p:
     // a 4 x 4 transpose of 16-bit elements. The low dwords of lanes 16b + 4p .. + 3
     // interleave the elements of lanes 16b + p and 16b + 4 + p, the high ones those
-    // of 16b + 8 + p and 16b + 12 + p.
-#if defined(__SSE2__)
+    // of 16b + 8 + p and 16b + 12 + p. (Without SSE2, the general loop below.)
     for (int block = 0; block < kLanes; block += 16)
       for (int p = 0; p < 4; ++p) {
         auto row = [&](int j) { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(read + block + 4 * j + p)); };
@@ -169,26 +168,8 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
       }
     submit(w, in, op);
     return;
-#endif
-    // Without SSE2: in two steps of swapped pairs.
-    constexpr uint64_t kLow16 = 0x0000ffff0000ffffull, kLow32 = 0x00000000ffffffffull;
-    for (int block = 0; block < kLanes; block += 16)
-      for (int p = 0; p < 4; ++p) {
-        const uint64_t* q = read + block + p;
-        const uint64_t a0 = (q[0] & kLow16) | ((q[4] & kLow16) << 16);
-        const uint64_t a1 = ((q[0] >> 16) & kLow16) | (q[4] & ~kLow16);
-        const uint64_t a2 = (q[8] & kLow16) | ((q[12] & kLow16) << 16);
-        const uint64_t a3 = ((q[8] >> 16) & kLow16) | (q[12] & ~kLow16);
-        const uint64_t lane[4] = {(a0 & kLow32) | (a2 << 32), (a1 & kLow32) | (a3 << 32), (a0 >> 32) | (a2 & ~kLow32),
-                                  (a1 >> 32) | (a3 & ~kLow32)};
-        for (int e = 0; e < 4; ++e) {
-          values[block + 4 * p + e] = uint32_t(lane[e]);
-          values[kLanes + block + 4 * p + e] = uint32_t(lane[e] >> 32);
-        }
-      }
-    submit(w, in, op);
-    return;
   }
+#endif
   constexpr uint64_t mask = (uint64_t(1) << kBits) - 1;
   for (int l = 0; l < kLanes; ++l) {
     const int block = l / 16 * 16, i = l % 16;
@@ -245,7 +226,7 @@ void each_sub_dword_lane(Wave& w, const Inst& in, uint32_t bytes, bool write, ui
   LaneValues address;
   fetch(w, in.src[0], address);
   TraceRecorder* trace = w.wg->tracer.get();
-  LdsLanesIfTracked tracked(w, in, AsyncClass::Lds, write);
+  LdsLanes tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     uint64_t at = uint64_t(address[l]) + (in.offset & 0xffff);

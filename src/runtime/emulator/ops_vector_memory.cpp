@@ -10,7 +10,6 @@
 #include "runtime/emulator/buffer_resource.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "runtime/emulator/lds_access.hpp"
-#include "runtime/emulator/lds_lanes_if_tracked.hpp"
 #include "runtime/emulator/memory_timing.hpp"
 #include "runtime/emulator/ops_common.hpp"
 #include "runtime/emulator/sub_dword.hpp"
@@ -186,7 +185,7 @@ template <bool kSubDword> void buffer_op(Wave& w, const Inst& in) {
   // LDS-DMA: lane l writes LDS at M0 + instruction offset + l * (4, or 16 for x3/x4).
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff) + static_cast<uint32_t>(in.offset & 0xfff);
-  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
+  LdsLanes tracked(w, in, AsyncClass::Vector, true);
   // The whole instruction at once when every lane is active, untraced, in range and
   // in one region (an LDS-DMA's block, lanes back to back, inside LDS): the same
   // values, with nothing observable done until every lane has passed.
@@ -319,7 +318,7 @@ void global_op(Wave& w, const Inst& in) {
   uint32_t dwords = (bytes + 3) / 4;
   uint32_t lds_stride = bytes == 4 ? 4 : 16;
   uint32_t lds_base = (w.sgpr[sreg::kM0] & 0x3ffff);
-  LdsLanesIfTracked tracked(w, in, AsyncClass::Vector, true);
+  LdsLanes tracked(w, in, AsyncClass::Vector, true);
   zero_register_values(op);
   const uint32_t* old = w.v(in.dst[0].index);
   for (int l = 0; l < kLanes; ++l) {
