@@ -340,3 +340,20 @@ TEST_CASE("model: a transcendental holds its SIMD's VALU four slots; its result 
   // An MFMA does not wait for the VALU: exp at 0, MFMA at 4 (pipe until 20).
   CHECK(cycles_of(fmt::format("  v_exp_f32 v20, v10\n  {} a[0:3], v[0:3], v[4:7], a[0:3]\n  s_endpgm\n", kMfma)) == 20);
 }
+
+TEST_CASE("model: an MFMA holds its SIMD's VALU while it reads its operands, packed fp32 longer", "[model]") {
+  // gfx950 co-execution (common/mfma_coexec.hpp): VALU from slot 1 + widest A / B bytes / 16,
+  // packed fp32 from passes + 2 (+ 1 with a 16-byte A).
+  // bf16 16x16x32 (16-byte A and B): the MFMA at 0, four adds at 8, 12, 16, 20, s_endpgm at 24: ends at 25.
+  std::string adds;
+  for (int i = 0; i < 4; ++i) adds += fmt::format("  v_add_f32 v{}, v10, v11\n", 20 + i);
+  CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) + adds + "  s_endpgm\n") == 25);
+  // fp8 16x16x128 f8f6f4 (32-byte A and B, 8 passes): the first add at 12, the last at 24, s_endpgm 28: 29,
+  // but the MFMA leaves the pipe at 32.
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n" + adds + "  s_endpgm\n") == 32);
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n" + adds + adds + "  s_endpgm\n") ==
+        45);
+  // v_pk_fma_f32 after the bf16 MFMA: slot 4 + 2 + 1 = 7 (clock 28), s_endpgm at 32: 33.
+  CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) +
+                  "  v_pk_fma_f32 v[20:21], v[10:11], v[12:13], v[14:15]\n  s_endpgm\n") == 33);
+}

@@ -47,7 +47,7 @@ inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5,
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.41e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.40e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
