@@ -19,6 +19,7 @@ static_assert(emu::kLdsBanks == param::kLdsBanks.value, "the trace and the model
 static_assert(emu::kCacheLineBytes == param::kCacheLineBytes.value, "the trace and the model use the same line");
 
 constexpr uint64_t kIssuePeriod = as_int(param::kIssuePeriod);
+constexpr uint64_t kValuLatency = as_int(param::kValuLatency);
 constexpr uint32_t kRegisters = as_int(param::kVgprsPerLane);
 constexpr uint64_t kMaxIdleClocks = uint64_t(1) << 26;  // far beyond any modeled latency
 
@@ -233,14 +234,15 @@ class Simulation {
         w.chain_count = t.dst_count;
         break;
       }
-      case Kind::valu:
+      case Kind::valu: {
         cu_.valu_free_at[simd] = now + t.valu_clocks;
-        if (t.valu_clocks > kIssuePeriod)  // results later than the wave's next slot
-          for (int a = 0; a < in.num_access; ++a)
-            if (in.access[a].vector && in.access[a].write)
-              for (uint32_t r = in.access[a].first; r < uint32_t(in.access[a].first) + in.access[a].count && r < kRegisters; ++r)
-                w.vgpr_ready[r] = now + t.valu_clocks;
+        const uint64_t ready = now + std::max<uint64_t>(t.valu_clocks, kValuLatency);
+        for (int a = 0; a < in.num_access; ++a)
+          if (in.access[a].vector && in.access[a].write)
+            for (uint32_t r = in.access[a].first; r < uint32_t(in.access[a].first) + in.access[a].count && r < kRegisters; ++r)
+              w.vgpr_ready[r] = ready;
         break;
+      }
       case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
       case Kind::vmem_load:
       case Kind::vmem_store:
