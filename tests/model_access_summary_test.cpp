@@ -17,34 +17,43 @@ std::vector<LaneAccess> lanes(uint32_t bytes, uint64_t stride, uint64_t base = 0
 
 }  // namespace
 
-TEST_CASE("model: LDS bank cycles by phase, bank and broadcast", "[model]") {
-  CHECK(lds_bank_cycles(lanes(4, 4)) == 2);       // b32: two phases of 32 lanes
-  CHECK(lds_bank_cycles(lanes(4, 8)) == 2);       // stride 2 dwords: a phase spans the 64 banks once
-  CHECK(lds_bank_cycles(lanes(4, 16)) == 4);      // stride 4 dwords: 16 banks, each used twice per phase
-  CHECK(lds_bank_cycles(lanes(4, 256)) == 64);    // every lane in bank 0
-  CHECK(lds_bank_cycles(lanes(4, 0)) == 2);       // one address: broadcast, one clock per phase
-  CHECK(lds_bank_cycles(lanes(8, 8)) == 4);       // b64: 4 phases of 16 lanes
-  CHECK(lds_bank_cycles(lanes(16, 16)) == 8);     // b128: 8 phases of 8 lanes
-  CHECK(lds_bank_cycles(lanes(16, 32)) == 8);     // b128, stride 32 B: a phase spans 256 B, banks once
-  CHECK(lds_bank_cycles(lanes(16, 64)) == 16);    // stride 64 B: a phase spans 512 B, 2 per bank
-  CHECK(lds_bank_cycles(lanes(16, 128)) == 32);   // rows of 128 B: 4 lanes per bank group
-  // read2_b64 (two 8-byte addresses per lane): 16 B per lane, 8-lane phases.
+TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]") {
+  const bool read = false, write = true;
+  // Reads (common/lds_rules.hpp): b32 16 lanes a clock on 32 banks, b64 16 and b128 8 on 64 banks.
+  CHECK(lds_bank_cycles(lanes(4, 4), read) == 4);       // b32: four groups of 16 lanes
+  CHECK(lds_bank_cycles(lanes(4, 8), read) == 4);       // stride 2 dwords: a group spans the 32 banks once
+  CHECK(lds_bank_cycles(lanes(4, 16), read) == 8);      // stride 4 dwords: 8 banks, each used twice per group
+  CHECK(lds_bank_cycles(lanes(4, 256), read) == 64);    // every lane in bank 0
+  CHECK(lds_bank_cycles(lanes(4, 0), read) == 4);       // one address: broadcast, one clock per group
+  CHECK(lds_bank_cycles(lanes(8, 8), read) == 4);       // b64: 4 groups of 16 lanes
+  CHECK(lds_bank_cycles(lanes(16, 16), read) == 8);     // b128: 8 groups of 8 lanes
+  CHECK(lds_bank_cycles(lanes(16, 32), read) == 8);     // b128, stride 32 B: a group spans 256 B, banks once
+  CHECK(lds_bank_cycles(lanes(16, 64), read) == 16);    // stride 64 B: a group spans 512 B, 2 per bank
+  CHECK(lds_bank_cycles(lanes(16, 128), read) == 32);   // rows of 128 B: 4 lanes per bank group
+  CHECK(lds_bank_cycles(lanes(12, 12), read) == 16);    // b96: 4 lanes a clock on 32 banks
+  // Writes: b32 16 lanes a clock, b64 8, b128 4, all on 32 banks; at least 4 + 4 per dword clocks.
+  CHECK(lds_bank_cycles(lanes(4, 4), write) == 8);      // 4 groups, but 8 address clocks
+  CHECK(lds_bank_cycles(lanes(8, 8), write) == 12);     // 8 groups, 12 address clocks
+  CHECK(lds_bank_cycles(lanes(16, 16), write) == 20);   // 16 groups, 20 address clocks
+  CHECK(lds_bank_cycles(lanes(16, 128), write) == 64);  // rows of 128 B: a group's 4 lanes on banks 0-3
+  CHECK(lds_bank_cycles(lanes(4, 128), write) == 64);   // every lane in bank 0: 16 clocks a group
+  // read2_b64 (two 8-byte addresses per lane): 16 B per lane, 8-lane groups.
   std::vector<LaneAccess> same_bank;
   for (uint32_t l = 0; l < 64; ++l) {
     same_bank.push_back({l * 8, 8, l});
     same_bank.push_back({4096 + l * 8, 8, l});  // 4096 B = 1024 dwords: the same banks
   }
-  CHECK(lds_bank_cycles(same_bank) == 16);
+  CHECK(lds_bank_cycles(same_bank, read) == 16);
   std::vector<LaneAccess> read2;
   for (uint32_t l = 0; l < 64; ++l) {
     read2.push_back({l * 8, 8, l});
-    read2.push_back({128 + l * 8, 8, l});  // banks 32..47 of the phase: no conflict
+    read2.push_back({128 + l * 8, 8, l});  // banks 32..47 of the group: no conflict
   }
-  CHECK(lds_bank_cycles(read2) == 8);
-  // Inactive lanes leave their phase empty.
+  CHECK(lds_bank_cycles(read2, read) == 8);
+  // Inactive lanes leave their group empty; the address clocks remain.
   const auto all = lanes(16, 16);
-  const std::vector<LaneAccess> half(all.begin(), all.begin() + 32);
-  CHECK(lds_bank_cycles(half) == 4);
+  CHECK(lds_bank_cycles(std::vector<LaneAccess>(all.begin(), all.begin() + 32), read) == 4);
+  CHECK(lds_bank_cycles(std::vector<LaneAccess>(all.begin(), all.begin() + 8), read) == 4);
 }
 
 TEST_CASE("model: distinct 128-byte lines of a vector memory access", "[model]") {

@@ -27,6 +27,7 @@ static_assert(model::param::kL1BytesPerClock.value == 128);
 static_assert(model::param::kL2HitLatency.value == 500);
 static_assert(model::param::kTakenBranchPenalty.value == 8);
 static_assert(model::param::kBarrierLatency.value == 4);
+static_assert(model::param::kValuLatency.value == 8);
 
 const char* kMfma = "v_mfma_f32_16x16x32_bf16";  // 4 passes: the SIMD's MFMA pipe for 16 clocks
 
@@ -161,9 +162,10 @@ TEST_CASE("model: a scratch reload is an L2 hit, a global load takes the grid's 
 }
 
 TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
-  // v_lshlrev at 0; ds_read_b128 at 4 holds the LDS for its bank cycles, the
-  // data arrives 64 clocks after; s_waitcnt lgkmcnt(0) issues at the first slot
-  // after; s_endpgm 4 later.
+  // v_lshlrev at 0; ds_read_b128 at 8 (the address is ready valu_latency
+  // after the shift) holds the LDS for its bank cycles, the data arrives 64
+  // clocks after; s_waitcnt lgkmcnt(0) issues at the first slot after;
+  // s_endpgm 4 later.
   const std::string body = R"(
   {}
   ds_read_b128 v[2:5], v1
@@ -179,11 +181,11 @@ TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
     return std::pair{modeltest::cost_of_first(k, t, "DS_READ_B128"), t.cu.cycles};
   };
   // 16 B per lane: 8 lanes a clock; lane l at 16 l: every phase hits 32
-  // distinct banks once: 8 clocks. Done 4 + 8 + 64 = 76; ends 81.
-  CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{8, 81});
+  // distinct banks once: 8 clocks. Done 8 + 8 + 64 = 80; ends 85.
+  CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{8, 85});
   // Lane l at 256 l: a phase's 8 lanes all use banks 0..3, 8 dwords each:
-  // 8 clocks per phase, 64 in all. Done 4 + 64 + 64 = 132; ends 137.
-  CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{64, 137});
+  // 8 clocks per phase, 64 in all. Done 8 + 64 + 64 = 136; ends 141.
+  CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{64, 141});
   // Lanes reading the same address are broadcast: 8 phases of 1 clock.
   CHECK(run("v_mov_b32 v1, 0").first == 8);
 }
@@ -335,8 +337,28 @@ TEST_CASE("model: a transcendental holds its SIMD's VALU four slots; its result 
     exps += fmt::format("  v_exp_f32 v{}, v10\n", i);
   }
   CHECK(cycles_of(adds + "  s_endpgm\n") == 17);
+  // Each add reading the one before waits valu_latency: 0, 8, 16, 24, s_endpgm at 28: 29.
+  CHECK(cycles_of("  v_add_f32 v0, v10, v11\n  v_add_f32 v1, v0, v11\n  v_add_f32 v2, v1, v11\n"
+                  "  v_add_f32 v3, v2, v11\n  s_endpgm\n") == 29);
   CHECK(cycles_of(exps + "  s_endpgm\n") == 53);
   CHECK(cycles_of("  v_exp_f32 v0, v10\n  v_add_f32 v1, v0, v11\n  s_endpgm\n") == 21);
   // An MFMA does not wait for the VALU: exp at 0, MFMA at 4 (pipe until 20).
   CHECK(cycles_of(fmt::format("  v_exp_f32 v20, v10\n  {} a[0:3], v[0:3], v[4:7], a[0:3]\n  s_endpgm\n", kMfma)) == 20);
+}
+
+TEST_CASE("model: an MFMA holds its SIMD's VALU while it reads its operands, packed fp32 longer", "[model]") {
+  // gfx950 co-execution (common/mfma_coexec.hpp): VALU from slot 1 + widest A / B bytes / 16,
+  // packed fp32 from passes + 2 (+ 1 with a 16-byte A).
+  // bf16 16x16x32 (16-byte A and B): the MFMA at 0, four adds at 8, 12, 16, 20, s_endpgm at 24: ends at 25.
+  std::string adds;
+  for (int i = 0; i < 4; ++i) adds += fmt::format("  v_add_f32 v{}, v10, v11\n", 20 + i);
+  CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) + adds + "  s_endpgm\n") == 25);
+  // fp8 16x16x128 f8f6f4 (32-byte A and B, 8 passes): the first add at 12, the last at 24, s_endpgm 28: 29,
+  // but the MFMA leaves the pipe at 32.
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n" + adds + "  s_endpgm\n") == 32);
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n" + adds + adds + "  s_endpgm\n") ==
+        45);
+  // v_pk_fma_f32 after the bf16 MFMA: slot 4 + 2 + 1 = 7 (clock 28), s_endpgm at 32: 33.
+  CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) +
+                  "  v_pk_fma_f32 v[20:21], v[10:11], v[12:13], v[14:15]\n  s_endpgm\n") == 33);
 }

@@ -18,10 +18,6 @@ inline constexpr int kMaxWavesPerSimd = 8;        // CDNA 3 ISA guide, ch. 2; un
 inline constexpr int kMaxWorkgroupSize = 1024;    // work-items (HSA dispatch limit of gfx9)
 inline constexpr int kLdsBytesPerCu = 160 * 1024; // CDNA 4 white paper: 160 KB LDS, shared by the CU's SIMDs
 inline constexpr int kLdsBanks = 64;              // of 4 bytes each
-// Bytes of lanes the LDS takes per phase of one DS instruction: 8 lanes of
-// ds_read_b128 / ds_write_b128, 16 of b64, 32 of b32 (AMD Composable Kernel docs,
-// "Understanding AMD GPU LDS and Bank Conflicts": b128 in 8 phases of 8 lanes).
-inline constexpr int kLdsPhaseBytes = 128;
 
 // ---- Registers (CDNA 4 ISA guide, ch. 3; LLVM AMDGPUUsage, "AMDGPU Code Object V5 kernel descriptor") ----------
 inline constexpr int kRegistersPerLane = 512;  // one unified VGPR + AGPR file per lane

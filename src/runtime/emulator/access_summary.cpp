@@ -6,12 +6,13 @@
 
 namespace cdna4::emu {
 
-uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes) {
+uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes, bool write) {
   if (lanes.empty()) return 1;
   std::array<uint32_t, 64> bytes_of_lane{};
   for (const LaneAccess& a : lanes) bytes_of_lane[a.lane % 64] += a.bytes;
   const uint32_t lane_bytes = *std::max_element(bytes_of_lane.begin(), bytes_of_lane.end());
-  const uint32_t phase_lanes = std::max<uint32_t>(1, kLdsPhaseBytes / std::max<uint32_t>(lane_bytes, 4));
+  const gfx950::LdsRule& rule = gfx950::lds_rule(write, lane_bytes);
+  const uint32_t phase_lanes = rule.lanes_per_clock;
   const uint32_t phases = (64 + phase_lanes - 1) / phase_lanes;
   std::vector<std::vector<uint32_t>> dwords(phases);
   for (const LaneAccess& a : lanes)
@@ -24,10 +25,10 @@ uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes) {
     phase.erase(std::unique(phase.begin(), phase.end()), phase.end());
     std::array<uint32_t, kLdsBanks> per_bank{};
     uint32_t worst = 0;
-    for (uint32_t d : phase) worst = std::max(worst, ++per_bank[d % kLdsBanks]);
+    for (uint32_t d : phase) worst = std::max(worst, ++per_bank[d % rule.banks]);
     cycles += worst;
   }
-  return std::max<uint32_t>(cycles, 1);
+  return std::max(cycles, gfx950::lds_address_clocks(rule));
 }
 
 uint32_t distinct_cache_lines(std::span<const LaneAccess> lanes) {

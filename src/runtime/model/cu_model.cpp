@@ -19,6 +19,7 @@ static_assert(emu::kLdsBanks == param::kLdsBanks.value, "the trace and the model
 static_assert(emu::kCacheLineBytes == param::kCacheLineBytes.value, "the trace and the model use the same line");
 
 constexpr uint64_t kIssuePeriod = as_int(param::kIssuePeriod);
+constexpr uint64_t kValuLatency = as_int(param::kValuLatency);
 constexpr uint32_t kRegisters = as_int(param::kVgprsPerLane);
 constexpr uint64_t kMaxIdleClocks = uint64_t(1) << 26;  // far beyond any modeled latency
 
@@ -44,6 +45,9 @@ struct WaveSim {
 struct Cu {
   std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   std::vector<uint64_t> valu_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
+  // An MFMA reading its operands keeps the SIMD's VALU (packed-fp32 VALU longer) from issuing.
+  std::vector<uint64_t> valu_held_until = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
+  std::vector<uint64_t> packed_held_until = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   uint64_t lds_free_at = 0, vmem_free_at = 0;
   uint32_t global_latency = 0;
   // LDS-DMA data not yet written into LDS: (arrival, LDS clocks), earliest first.
@@ -201,7 +205,9 @@ class Simulation {
     }
     if (t.category != Category::internal && operands_ready(w, in, t) > now) return Slot::mfma_dependency;
     if (t.kind == Kind::mfma && cu_.mfma_free_at[simd] > now) return Slot::mfma_busy;
-    if (t.kind == Kind::valu && cu_.valu_free_at[simd] > now) return Slot::issue;
+    if (t.kind == Kind::valu && (cu_.valu_free_at[simd] > now || cu_.valu_held_until[simd] > now ||
+                                 (t.packed_f32 && cu_.packed_held_until[simd] > now)))
+      return Slot::issue;
     const uint32_t bit = 1u << uint32_t(t.category);
     if (t.category != Category::internal && (used & bit)) return Slot::issue;
     if (t.category != Category::internal) used |= bit;
@@ -216,6 +222,8 @@ class Simulation {
       case Kind::mfma: {
         const uint64_t busy = uint64_t(t.mfma_passes) * as_int(param::kClocksPerMfmaPass);
         cu_.mfma_free_at[simd] = now + busy;
+        cu_.valu_held_until[simd] = now + t.valu_hold_slots * kIssuePeriod;
+        cu_.packed_held_until[simd] = now + t.packed_hold_slots * kIssuePeriod;
         result_.mfma_busy_cycles += busy;
         result_.macs[size_t(t.mac_class)] += t.macs;
         w.mfma_done = now + busy;
@@ -226,14 +234,15 @@ class Simulation {
         w.chain_count = t.dst_count;
         break;
       }
-      case Kind::valu:
+      case Kind::valu: {
         cu_.valu_free_at[simd] = now + t.valu_clocks;
-        if (t.valu_clocks > kIssuePeriod)  // results later than the wave's next slot
-          for (int a = 0; a < in.num_access; ++a)
-            if (in.access[a].vector && in.access[a].write)
-              for (uint32_t r = in.access[a].first; r < uint32_t(in.access[a].first) + in.access[a].count && r < kRegisters; ++r)
-                w.vgpr_ready[r] = now + t.valu_clocks;
+        const uint64_t ready = now + std::max<uint64_t>(t.valu_clocks, kValuLatency);
+        for (int a = 0; a < in.num_access; ++a)
+          if (in.access[a].vector && in.access[a].write)
+            for (uint32_t r = in.access[a].first; r < uint32_t(in.access[a].first) + in.access[a].count && r < kRegisters; ++r)
+              w.vgpr_ready[r] = ready;
         break;
+      }
       case Kind::smem: w.smem.push_back(now + as_int(param::kSmemLatency)); break;
       case Kind::vmem_load:
       case Kind::vmem_store:

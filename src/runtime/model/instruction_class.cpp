@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/instruction_class.hpp"
+#include "common/mfma_coexec.hpp"
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/handler_registry.hpp"
 #include "common/limits.hpp"
@@ -88,9 +89,16 @@ std::vector<InstTiming> classify(const emu::Program& program) {
       case Kind::setprio: t.priority = imm & 3; break;
       case Kind::mfma:
         t.mfma_passes = program.hazard[i].passes ? program.hazard[i].passes : 4;
-        if (const gfx950::MfmaInfo* kind = gfx950::find_mfma(emu::base_opcode_name(program.names[i]))) {
-          t.macs = uint32_t(kind->m) * kind->n * kind->k;
-          t.mac_class = mac_class_of(*kind, t.mfma_passes);
+        {
+          const gfx950::MfmaInfo* kind = gfx950::find_mfma(emu::base_opcode_name(program.names[i]));
+          if (kind) {
+            t.macs = uint32_t(kind->m) * kind->n * kind->k;
+            t.mac_class = mac_class_of(*kind, t.mfma_passes);
+          }
+          const gfx950::MfmaCoExec co = gfx950::mfma_coexec(4u * in.src[0].dwords, 4u * in.src[1].dwords,
+                                                            t.mfma_passes, kind && kind->sparse);
+          t.valu_hold_slots = co.valu_slot;
+          t.packed_hold_slots = co.packed_f32_slot;
         }
         t.dst_first = in.dst[0].index;
         t.dst_count = in.dst[0].dwords;
@@ -100,6 +108,7 @@ std::vector<InstTiming> classify(const emu::Program& program) {
         }
         break;
       case Kind::valu:
+        t.packed_f32 = gfx950::packed_f32_or_dot(program.names[i]);
         t.valu_clocks = uint8_t(gfx950::is_transcendental(program.names[i]) ? as_int(param::kTranscendentalClocks)
                                                                              : as_int(param::kIssuePeriod));
         break;

@@ -30,6 +30,8 @@ struct InstTiming {
   MacClass mac_class = MacClass::bits16;
   uint32_t macs = 0;  // MFMA: multiply-adds of one lane-group instruction (m x n x k)
   uint8_t valu_clocks = 0;  // VALU: clocks it holds its SIMD's vector ALU (a transcendental: quarter rate)
+  uint8_t valu_hold_slots = 0, packed_hold_slots = 0;  // MFMA: slots its SIMD's VALU / packed-fp32 VALU wait (common/mfma_coexec.hpp)
+  bool packed_f32 = false;                             // VALU: a packed-fp32 or dot instruction
   uint32_t vmcnt = gfx950::kMaxVmcnt, lgkmcnt = gfx950::kMaxLgkmcnt;  // s_waitcnt
   uint32_t nop_slots = 0;              // s_nop N: N + 1
   uint32_t priority = 0;               // s_setprio

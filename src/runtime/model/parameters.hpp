@@ -47,7 +47,7 @@ inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5,
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.41e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.37e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
@@ -77,7 +77,9 @@ inline constexpr Parameter kTranscendentalClocks{
     "quarter rate: AMD CDNA 3 ISA guide (transcendental ops, quarter rate); LLVM SISchedule.td SICommonWriteRes, "
     "used by gfx950's SIDPGFX950FullSpeedModel: WriteTrans32 4 against Write32Bit 1 (\"1 / (operations / "
     "cycle) / 4\"); no gfx950 figure says otherwise"};
-inline constexpr Parameter kValuLatency{"valu_latency", 4, "clocks", "assumed (wave64 over 16 lanes per clock)"};
+inline constexpr Parameter kValuLatency{"valu_latency", 8, "clocks",
+                                       "measured on gfx950: a dependent v_fma_f32 chain, 8.3 s_memtime ticks a "
+                                       "step (facebookexperimental/triton pull 2507, AMDLatencyModel.cpp)"};
 inline constexpr Parameter kSmemLatency{"smem_latency", gfx950::kScalarCacheLatencyClocks, "clocks",
                                         "common/latencies.hpp (assumed: scalar cache hit)"};
 inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assumed"};
