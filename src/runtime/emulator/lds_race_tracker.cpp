@@ -1,6 +1,7 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "runtime/emulator/async_queue.hpp"
@@ -227,6 +228,73 @@ std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t c
                                                   const std::vector<const AsyncState*>& states) {
   start(a, states);
   return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
+}
+
+bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
+                                         const LdsAccess& a, const std::vector<const AsyncState*>& states) {
+  start(a, states);
+  switch (unit) {
+    case 1: return read_lanes_if_clear<1>(address, exec, offset);
+    case 2: return read_lanes_if_clear<2>(address, exec, offset);
+    case 3: return read_lanes_if_clear<3>(address, exec, offset);
+    case 4: return read_lanes_if_clear<4>(address, exec, offset);
+    default: return false;
+  }
+}
+
+// First every lane is checked, then every lane recorded: with no conflict the
+// order of the records does not matter, as all carry this access's sequence
+// number. A lane's dwords lie in the blocks of its first and its last dword (the
+// same one, mostly, then checked twice rather than branched on); a block whose
+// dwords share their last write and clear it against the safe points as they
+// stand needs nothing more, any other block the exact check.
+template <uint32_t kUnit> bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset) {
+  const uint16_t* block_key = block_writer_key_.data();
+  const uint32_t* block_seq = block_writer_seq_.data();
+  const uint32_t* safe = safe_row_;
+  auto clear = [&](uint32_t block) {
+    const uint16_t writer = block_key[block];
+    return writer != kMixed && block_seq[block] <= safe[writer];
+  };
+  auto exact = [&](uint32_t first) {  // the lane's dwords, each against its safe point settled
+    for (uint32_t d = first; d < first + kUnit; ++d)
+      if (writer_conflicts(d)) return false;
+    return true;
+  };
+  auto check = [&](uint32_t l) {
+    const uint32_t first = (address[l] + offset) / 4;
+    return (clear(first / kBlockDwords) && clear((first + kUnit - 1) / kBlockDwords)) || exact(first);
+  };
+  const bool full = exec == ~uint64_t(0);
+  if (full) {
+    for (uint32_t l = 0; l < 64; ++l)
+      if (!check(l)) return false;
+  } else {
+    for (uint64_t left = exec; left != 0; left &= left - 1)
+      if (!check(uint32_t(std::countr_zero(left)))) return false;
+  }
+  const int32_t seq = biased(checking_.seq);
+  int32_t* column = reader_column(checking_.wave);
+  int32_t* newest = block_reader_seq_.data() + checking_.wave;  // [block * stride]
+  const size_t stride = reader_stride_;
+  uint32_t lo = touched_first_, hi = touched_end_;
+  auto record = [&](uint32_t l) {
+    const uint32_t first = (address[l] + offset) / 4;
+    for (uint32_t u = 0; u < kUnit; ++u) column[first + u] = seq;
+    // A wave's LDS reads carry increasing sequence numbers: this one is its newest.
+    newest[first / kBlockDwords * stride] = seq;
+    newest[(first + kUnit - 1) / kBlockDwords * stride] = seq;
+    lo = std::min(lo, first);
+    hi = std::max(hi, first + kUnit);
+  };
+  if (full) {
+    for (uint32_t l = 0; l < 64; ++l) record(l);
+  } else {
+    for (uint64_t left = exec; left != 0; left &= left - 1) record(uint32_t(std::countr_zero(left)));
+  }
+  touched_first_ = lo;
+  touched_end_ = hi;
+  return true;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {

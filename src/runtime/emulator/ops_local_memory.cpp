@@ -91,8 +91,11 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
   const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
-  if (!lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
-                                4 * kDwords, 4))
+  const bool inside = lanes_untraced_inside_lds(w, address, exec, std::min(offset[0], offset[1]),
+                                                std::max(offset[0], offset[1]), 4 * kDwords, 4);
+  if (inside && kAddresses == 1 && w.wg->track_races)
+    track_lane_reads(w, in, address, exec, offset[0], 4 * kDwords);
+  else if (!inside || w.wg->track_races)
     each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   // Every lane checked: the copy, [dword][lane].
   uint32_t* values = register_values(w, op);
@@ -138,7 +141,10 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
   const uint32_t offset = uint32_t(in.offset & 0xffff);
-  if (!lanes_quietly_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8)) {
+  const bool inside = lanes_untraced_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8);
+  if (inside && w.wg->track_races) {
+    track_lane_reads(w, in, address, ~uint64_t(0), offset, 8);
+  } else if (!inside) {
     TraceRecorder* trace = w.wg->tracer.get();
     LdsLanes tracked(w, in, AsyncClass::Lds, false);
     for (int l = 0; l < kLanes; ++l) {
