@@ -76,11 +76,10 @@ class LdsRaceTracker {
 
  private:
   template <uint32_t kUnit> bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset);
-  bool block_writes_conflict(uint32_t block) {
-    const uint16_t writer = block_writer_key_[block];
-    const uint32_t seq = block_writer_seq_[block];
-    return seq > safe_row_[writer] && seq > safe_upto(writer);
-  }
+  // Whether no dword of a block of mixed last writes has one above its (settled) safe point.
+  bool mixed_block_clear(uint32_t block);
+  // A read checks the blocks between its lowest and highest lane at once up to this many.
+  static constexpr uint32_t kRangeBlocks = 128;
   static constexpr uint32_t kAlwaysSafe = 0xffffffffu;
   static constexpr uint32_t kWaveBlock = 8;  // reader rows padded to a multiple of this many waves
   static constexpr uint32_t kClasses = 4;    // AsyncClass values
