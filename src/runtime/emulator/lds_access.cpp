@@ -57,8 +57,37 @@ void track_lane_reads(Wave& w, const Inst& in, const uint32_t* address, uint64_t
                                          wg.async_states))
     return;
   LdsLanes tracked(w, in, AsyncClass::Lds, false);
-  for (uint64_t left = exec; left != 0; left &= left - 1) tracked.add(address[std::countr_zero(left)] + offset, bytes);
+  tracked.add_each(address, exec, offset, bytes);
   tracked.track();
+}
+
+// The span being grown, [start, end), is kept aside (in registers) and stored
+// when the next lane does not follow it.
+void LdsLanes::add_each(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes) {
+  if (!on_ || exec == 0) return;
+  const uint32_t unit = (bytes + 3) / 4;
+  uint32_t start = 0, end = ~0u;  // none open: no lane's first dword is ~0u
+  if (count_ > 0 && spans_[count_ - 1].unit == unit) {
+    --count_;
+    start = spans_[count_].first;
+    end = start + spans_[count_].count;
+  }
+  auto lane = [&](uint32_t l) {
+    const uint32_t first = (address[l] + offset) / 4;
+    if (first == end) {
+      end += unit;
+      return;
+    }
+    if (end != ~0u) spans_[count_++] = LdsSpan{start, end - start, unit};
+    start = first;
+    end = first + unit;
+  };
+  if (exec == ~uint64_t(0)) {
+    for (uint32_t l = 0; l < 64; ++l) lane(l);
+  } else {
+    for (uint64_t left = exec; left != 0; left &= left - 1) lane(uint32_t(std::countr_zero(left)));
+  }
+  spans_[count_++] = LdsSpan{start, end - start, unit};
 }
 
 void LdsLanes::track_spans() {

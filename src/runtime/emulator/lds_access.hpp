@@ -45,6 +45,8 @@ class LdsLanes {
     add(address, bytes);
     spans_[count_ - 1].count += (lanes - 1) * ((bytes + 3) / 4);
   }
+  // The lanes of `exec`, each `bytes` at address[lane] + offset: as many add()s, in lane order.
+  void add_each(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes);
   void track() {
     if (on_ && count_ > 0) track_spans();
   }
@@ -81,12 +83,6 @@ inline bool lanes_untraced_inside_lds(const Wave& w, const uint32_t* address, ui
       }
   }
   return bits % align == 0 && uint64_t(high) + offset_high + bytes <= w.wg->lds.size();
-}
-// The same when races are not tracked either (instant completion): nothing is left to do lane by lane.
-inline bool lanes_quietly_inside_lds(const Wave& w, const uint32_t* address, uint64_t exec, uint32_t offset_low,
-                                     uint32_t offset_high, uint32_t bytes, uint32_t align) {
-  return !w.wg->track_races &&
-         lanes_untraced_inside_lds(w, address, exec, offset_low, offset_high, bytes, align);
 }
 
 // The active lanes' reads of `bytes` (whole dwords, at most 16) at address[lane]
