@@ -158,7 +158,7 @@ template <bool kTraced> void run_waves(Workgroup& wg, const WorkgroupSetup& s) {
       if (wg.timed) [[unlikely]] begin_timed_issue(wg, *w);
       if (wg.track_races) {
         retire_completed(*w);
-        check_register_races(*w, in, p.hazard_rows[in.id].touches);
+        check_register_races(*w, in);
       }
       check_hazards(*w, in);
       w->next_pc = w->pc + 1;
