@@ -103,6 +103,9 @@ struct AsyncState {
   uint64_t sgpr_tagged[128 / 64] = {};
   // Registers with a tag; a tag is dropped once its load is guaranteed, so mostly 0 between loads.
   uint32_t tagged = 0;
+  // The tagged registers, coarsely and at least (rebuilt when an s_waitcnt drops tags): an
+  // instruction whose registers do not meet it has none tagged, so it skips the check.
+  RegisterFootprint tagged_footprint;
 
   bool guaranteed(AsyncClass cls, uint32_t seq) const { return seq <= guaranteed_upto[int(cls)]; }
   // Barrier epoch at which the op was proven complete, or kNever.

@@ -176,10 +176,7 @@ int wait_states_of(const Inst& in, std::string_view name) {
 }
 
 void add(RegisterFootprint& set, bool vector, uint32_t first, uint32_t count) {
-  for (uint32_t r = first; r < first + count; ++r) {
-    if (vector) set.vector[r / 4 / 64 % 2] |= uint64_t(1) << (r / 4 % 64);
-    else set.scalar |= uint64_t(1) << (r % 64);
-  }
+  for (uint32_t r = first; r < first + count; ++r) set.add(vector, r);
 }
 
 void add(RegisterFootprint& set, const Operand& o) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "runtime/emulator/race_location.hpp"
 
 namespace cdna4::emu {
@@ -27,7 +29,13 @@ RaceReport lds_race(const Wave& w, bool write, const LdsConflict& c, const Async
   return r;
 }
 
+// The access `in` is about to submit: its sequence number is the next of its class.
+LdsAccess next_access(const Wave& w, const Inst& in, AsyncClass cls, bool write) {
+  return LdsAccess{static_cast<uint16_t>(w.id), cls, w.async.issued[int(cls)] + 1, in.id, w.barrier_epoch, write};
+}
+
 }  // namespace
+
 
 void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
   if (address % bytes != 0) w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not {}-byte aligned", address, bytes));
@@ -42,10 +50,49 @@ void fail_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
                                 address, w.wg->lds.size()));
 }
 
+void track_lane_reads(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset,
+                      uint32_t bytes) {
+  Workgroup& wg = *w.wg;
+  if (wg.lds_tracker.read_lanes_if_clear(address, exec, offset, bytes / 4, next_access(w, in, AsyncClass::Lds, false),
+                                         wg.async_states))
+    return;
+  LdsLanes tracked(w, in, AsyncClass::Lds, false);
+  tracked.add_each(address, exec, offset, bytes);
+  tracked.track();
+}
+
+// The span being grown, [start, end), is kept aside (in registers) and stored
+// when the next lane does not follow it.
+void LdsLanes::add_each(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes) {
+  if (!on_ || exec == 0) return;
+  const uint32_t unit = (bytes + 3) / 4;
+  uint32_t start = 0, end = ~0u;  // none open: no lane's first dword is ~0u
+  if (count_ > 0 && spans_[count_ - 1].unit == unit) {
+    --count_;
+    start = spans_[count_].first;
+    end = start + spans_[count_].count;
+  }
+  auto lane = [&](uint32_t l) {
+    const uint32_t first = (address[l] + offset) / 4;
+    if (first == end) {
+      end += unit;
+      return;
+    }
+    if (end != ~0u) spans_[count_++] = LdsSpan{start, end - start, unit};
+    start = first;
+    end = first + unit;
+  };
+  if (exec == ~uint64_t(0)) {
+    for (uint32_t l = 0; l < 64; ++l) lane(l);
+  } else {
+    for (uint64_t left = exec; left != 0; left &= left - 1) lane(uint32_t(std::countr_zero(left)));
+  }
+  spans_[count_++] = LdsSpan{start, end - start, unit};
+}
+
 void LdsLanes::track_spans() {
   Workgroup& wg = *wave_.wg;
-  const LdsAccess access{static_cast<uint16_t>(wave_.id), cls_, wave_.async.issued[int(cls_)] + 1, inst_.id,
-                         wave_.barrier_epoch, write_};
+  const LdsAccess access = next_access(wave_, inst_, cls_, write_);
   auto conflict = wg.lds_tracker.access(spans_, count_, access, wg.async_states);
   if (!conflict) return;
   wg.report_race(wave_, inst_, conflict->other_inst,

@@ -45,6 +45,8 @@ class LdsLanes {
     add(address, bytes);
     spans_[count_ - 1].count += (lanes - 1) * ((bytes + 3) / 4);
   }
+  // The lanes of `exec`, each `bytes` at address[lane] + offset: as many add()s, in lane order.
+  void add_each(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes);
   void track() {
     if (on_ && count_ > 0) track_spans();
   }
@@ -60,14 +62,13 @@ class LdsLanes {
   LdsSpan spans_[2 * kLanes];  // read2 / write2: two per lane
 };
 
-// True when nothing but the bounds is checked lane by lane (instant completion,
-// no trace) and every active lane's address plus each of the offsets in
-// [offset_low, offset_high] is a multiple of `align` with `bytes` after it inside
-// LDS: the lane loop that checks, traces and tracks can be skipped, as it would
-// find nothing. (A false answer only sends the instruction down that loop.)
-inline bool lanes_quietly_inside_lds(const Wave& w, const uint32_t* address, uint64_t exec, uint32_t offset_low,
-                                     uint32_t offset_high, uint32_t bytes, uint32_t align) {
-  if (w.wg->track_races || w.wg->tracer) return false;
+// True when no trace is recorded and every active lane's address plus each of
+// the offsets in [offset_low, offset_high] is a multiple of `align` with `bytes`
+// after it inside LDS: the lane loop that checks and traces can be skipped, as
+// it would find nothing. (A false answer only sends the instruction down that loop.)
+inline bool lanes_untraced_inside_lds(const Wave& w, const uint32_t* address, uint64_t exec, uint32_t offset_low,
+                                      uint32_t offset_high, uint32_t bytes, uint32_t align) {
+  if (w.wg->tracer) return false;
   uint32_t bits = offset_low | offset_high, high = 0;
   if (exec == ~uint64_t(0)) {
     for (int l = 0; l < kLanes; ++l) {  // no branch: vectorised
@@ -83,5 +84,11 @@ inline bool lanes_quietly_inside_lds(const Wave& w, const uint32_t* address, uin
   }
   return bits % align == 0 && uint64_t(high) + offset_high + bytes <= w.wg->lds.size();
 }
+
+// The active lanes' reads of `bytes` (whole dwords, at most 16) at address[lane]
+// + offset, all inside LDS, tracked for races as LdsLanes would track them one
+// lane after another, but without a span per lane when none conflicts.
+void track_lane_reads(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset,
+                      uint32_t bytes);
 
 }  // namespace cdna4::emu

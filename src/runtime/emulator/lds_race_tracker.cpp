@@ -1,6 +1,7 @@
 #include "runtime/emulator/lds_race_tracker.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "runtime/emulator/async_queue.hpp"
@@ -227,6 +228,85 @@ std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t c
                                                   const std::vector<const AsyncState*>& states) {
   start(a, states);
   return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
+}
+
+bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
+                                         const LdsAccess& a, const std::vector<const AsyncState*>& states) {
+  if (exec == 0) return true;  // no lane: nothing to check or record
+  start(a, states);
+  switch (unit) {
+    case 1: return read_lanes_if_clear<1>(address, exec, offset);
+    case 2: return read_lanes_if_clear<2>(address, exec, offset);
+    case 3: return read_lanes_if_clear<3>(address, exec, offset);
+    case 4: return read_lanes_if_clear<4>(address, exec, offset);
+    default: return false;
+  }
+}
+
+bool LdsRaceTracker::mixed_block_clear(uint32_t block) {
+  const uint32_t end = std::min<uint32_t>((block + 1) * kBlockDwords, uint32_t(writer_seq_.size()));
+  for (uint32_t d = block * kBlockDwords; d < end; ++d)
+    if (writer_conflicts(d)) return false;
+  return true;
+}
+
+// With no conflict the order of the records does not matter, as all carry this
+// access's sequence number. So the lanes' dwords are checked first, all of them
+// at once when every block from the lowest lane's to the highest lane's clears
+// (blocks no lane reads too: a doubt about one of those only sends the check
+// lane by lane, to the exact safe points); then all lanes are recorded.
+template <uint32_t kUnit> bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset) {
+  auto each_lane = [exec](auto&& visit) {
+    if (exec == ~uint64_t(0)) {
+      for (uint32_t l = 0; l < 64; ++l) visit(l);
+    } else {
+      for (uint64_t left = exec; left != 0; left &= left - 1) visit(uint32_t(std::countr_zero(left)));
+    }
+  };
+  uint32_t low = ~0u, high = 0;
+  if (exec == ~uint64_t(0)) {
+    for (uint32_t l = 0; l < 64; ++l) {  // no branch: vectorised
+      low = address[l] < low ? address[l] : low;
+      high = address[l] > high ? address[l] : high;
+    }
+  } else {
+    each_lane([&](uint32_t l) {
+      low = std::min(low, address[l]);
+      high = std::max(high, address[l]);
+    });
+  }
+  const uint32_t lo = (low + offset) / 4, hi = (high + offset) / 4 + kUnit;
+  const uint32_t first_block = lo / kBlockDwords, end_block = (hi - 1) / kBlockDwords + 1;
+  bool clear = end_block - first_block <= kRangeBlocks;
+  const uint16_t* block_key = block_writer_key_.data();
+  const uint32_t* block_seq = block_writer_seq_.data();
+  for (uint32_t block = first_block; block < end_block && clear; ++block) {
+    const uint16_t writer = block_key[block];
+    clear = writer != kMixed ? block_seq[block] <= safe_row_[writer] || block_seq[block] <= safe_upto(writer)
+                             : mixed_block_clear(block);
+  }
+  if (!clear) {
+    clear = true;
+    each_lane([&](uint32_t l) {
+      const uint32_t first = (address[l] + offset) / 4;
+      for (uint32_t d = first; d < first + kUnit && clear; ++d) clear = !writer_conflicts(d);
+    });
+    if (!clear) return false;
+  }
+  const int32_t seq = biased(checking_.seq);
+  int32_t* column = reader_column(checking_.wave);
+  // A wave's LDS reads carry increasing sequence numbers: this one is its newest.
+  int32_t* newest = block_reader_seq_.data() + checking_.wave;  // [block * stride]
+  const size_t stride = reader_stride_;
+  each_lane([&](uint32_t l) {
+    const uint32_t first = (address[l] + offset) / 4;
+    for (uint32_t u = 0; u < kUnit; ++u) column[first + u] = seq;
+    newest[first / kBlockDwords * stride] = seq;
+    newest[(first + kUnit - 1) / kBlockDwords * stride] = seq;
+  });
+  touched_first_ = std::min(touched_first_, lo);
+  touched_end_ = std::max(touched_end_, hi);
+  return true;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {

@@ -66,8 +66,20 @@ class LdsRaceTracker {
   // same other access. `states[w]` is wave w's async state.
   std::optional<LdsConflict> access(const LdsSpan* spans, size_t count, const LdsAccess& a,
                                     const std::vector<const AsyncState*>& states);
+  // A read (a.write false) of `unit` dwords by each lane of `exec`, the lane's first
+  // dword at (address[lane] + offset) / 4, inside LDS. When no dword conflicts,
+  // records what access() would record for the lanes' spans and returns true;
+  // else records nothing and returns false (access() then finds the conflict).
+  // A block whose dwords share their last write is checked once, not per lane.
+  bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
+                           const LdsAccess& a, const std::vector<const AsyncState*>& states);
 
  private:
+  template <uint32_t kUnit> bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset);
+  // Whether no dword of a block of mixed last writes has one above its (settled) safe point.
+  bool mixed_block_clear(uint32_t block);
+  // A read checks the blocks between its lowest and highest lane at once up to this many.
+  static constexpr uint32_t kRangeBlocks = 128;
   static constexpr uint32_t kAlwaysSafe = 0xffffffffu;
   static constexpr uint32_t kWaveBlock = 8;  // reader rows padded to a multiple of this many waves
   static constexpr uint32_t kClasses = 4;    // AsyncClass values

@@ -82,15 +82,28 @@ void drop_guaranteed_tags(AsyncState& s, uint32_t* tags, uint64_t* bits, size_t 
     }
 }
 
+// The registers whose bits are set in `bits`, into `set`.
+void add_tagged(RegisterFootprint& set, bool vector, const uint64_t* bits, size_t words) {
+  for (size_t w = 0; w < words; ++w)
+    for (uint64_t left = bits[w]; left != 0; left &= left - 1) set.add(vector, uint32_t(w * 64 + std::countr_zero(left)));
+}
+
 void guarantee(Wave& wave, AsyncClass cls, uint32_t upto) {
   AsyncState& s = wave.async;
   int c = int(cls);
   if (upto <= s.guaranteed_upto[c]) return;
   s.guaranteed_upto[c] = upto;
   s.checkpoints[c].emplace_back(upto, wave.barrier_epoch);
-  if (s.tagged == 0) return;
+  if (s.tagged == 0) {
+    s.tagged_footprint = {};
+    return;
+  }
   drop_guaranteed_tags(s, s.vgpr_tag, s.vgpr_tagged, std::size(s.vgpr_tagged));
   drop_guaranteed_tags(s, s.sgpr_tag, s.sgpr_tagged, std::size(s.sgpr_tagged));
+  RegisterFootprint left;
+  add_tagged(left, true, s.vgpr_tagged, std::size(s.vgpr_tagged));
+  add_tagged(left, false, s.sgpr_tagged, std::size(s.sgpr_tagged));
+  s.tagged_footprint = left;
 }
 
 // Instant completion applies an operation at submit and forgets it, so one
@@ -137,6 +150,7 @@ void AsyncState::reset() {
   std::fill(std::begin(vgpr_tagged), std::end(vgpr_tagged), 0);
   std::fill(std::begin(sgpr_tagged), std::end(sgpr_tagged), 0);
   tagged = 0;
+  tagged_footprint = {};
 }
 
 uint32_t* register_values(Wave& wave, PendingOp& op) {
@@ -185,6 +199,7 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
       s.vgpr_tag[op.reg + d] = tag;
       s.vgpr_tag_inst[op.reg + d] = in.id;
       s.vgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
+      s.tagged_footprint.add(true, op.reg + d);
     }
   if (op.target == PendingOp::Target::Sgpr)
     for (uint32_t d = 0; d < op.dwords; ++d) {
@@ -192,6 +207,7 @@ void submit(Wave& wave, const Inst& in, PendingOp& op) {
       s.sgpr_tag[op.reg + d] = tag;
       s.sgpr_tag_inst[op.reg + d] = in.id;
       s.sgpr_tagged[(op.reg + d) / 64] |= 1ull << ((op.reg + d) % 64);
+      s.tagged_footprint.add(false, op.reg + d);
     }
 }
 

@@ -28,8 +28,10 @@ inline void retire_completed(Wave& wave) {
 bool wait_for_counts(Wave& wave, uint32_t vmcnt, uint32_t lgkmcnt);
 // Reports reads/overwrites of registers that a not-yet-waited-for load targets.
 void find_register_races(Wave& wave, const Inst& in);
+// Only when some register `in` accesses (coarsely: its HazardRows::touches) may be tagged.
 inline void check_register_races(Wave& wave, const Inst& in) {
-  if (wave.async.tagged != 0) find_register_races(wave, in);
+  if (wave.async.tagged != 0 && wave.async.tagged_footprint.meets(wave.wg->program->hazard_rows[in.id].touches))
+    find_register_races(wave, in);
 }
 // Drops all outstanding operations (end of program), applying completed ones.
 void drain(Wave& wave);

@@ -36,17 +36,18 @@ uint32_t address_offset(const Inst& in, const DsShape& s, int which) {
 }
 
 // The active lanes' addresses (address + offset[a] for each of the kAddresses),
-// each checked inside LDS, traced and tracked for races, then visited in lane order.
-template <int kAddresses, class F>
+// each checked inside LDS, traced and tracked for races, then visited in lane
+// order. kInside: lanes_untraced_inside_lds() holds, so only the tracking is left.
+template <int kAddresses, bool kInside = false, class F>
 void each_lane_address(Wave& w, const Inst& in, uint64_t exec, const uint32_t* address, const uint32_t* offset,
                        uint32_t bytes, bool write, F&& visit) {
-  TraceRecorder* trace = w.wg->tracer.get();
+  TraceRecorder* trace = kInside ? nullptr : w.wg->tracer.get();
   LdsLanes tracked(w, in, AsyncClass::Lds, write);
   for (int l = 0; l < kLanes; ++l) {
     if (!((exec >> l) & 1)) continue;
     for (int a = 0; a < kAddresses; ++a) {
       const uint64_t at = uint64_t(address[l]) + offset[a];
-      check_lds_range(w, in, at, bytes);
+      if constexpr (!kInside) check_lds_range(w, in, at, bytes);
       visit(l, a, at);
       if (trace) trace->add(at, bytes, l);
       tracked.add(uint32_t(at), bytes);
@@ -91,9 +92,14 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   op.dwords = kDwords * kAddresses;
   op.lanes = exec;
   const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
-  if (!lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
-                                4 * kDwords, 4))
+  const bool inside = lanes_untraced_inside_lds(w, address, exec, std::min(offset[0], offset[1]),
+                                                std::max(offset[0], offset[1]), 4 * kDwords, 4);
+  if (!inside)
     each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
+  else if (w.wg->track_races && kAddresses == 1)
+    track_lane_reads(w, in, address, exec, offset[0], 4 * kDwords);
+  else if (w.wg->track_races)
+    each_lane_address<kAddresses, true>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   // Every lane checked: the copy, [dword][lane].
   uint32_t* values = register_values(w, op);
   if constexpr (kDwords == 4 && kAddresses == 1) {
@@ -138,7 +144,10 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   op.dwords = 2;
   op.lanes = ~uint64_t(0);
   const uint32_t offset = uint32_t(in.offset & 0xffff);
-  if (!lanes_quietly_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8)) {
+  const bool inside = lanes_untraced_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8);
+  if (inside && w.wg->track_races) {
+    track_lane_reads(w, in, address, ~uint64_t(0), offset, 8);
+  } else if (!inside) {
     TraceRecorder* trace = w.wg->tracer.get();
     LdsLanes tracked(w, in, AsyncClass::Lds, false);
     for (int l = 0; l < kLanes; ++l) {
@@ -190,8 +199,9 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
     for (int d = 0; d < kDwords; ++d) fetch(w, in.src[1 + a], data[a * kDwords + d], d);
   uint64_t exec = w.exec();
   const uint32_t offset[2] = {address_offset(in, shape, 0), address_offset(in, shape, kAddresses - 1)};
-  if (lanes_quietly_inside_lds(w, address, exec, std::min(offset[0], offset[1]), std::max(offset[0], offset[1]),
-                               4 * kDwords, 4)) {
+  const bool inside = lanes_untraced_inside_lds(w, address, exec, std::min(offset[0], offset[1]),
+                                                std::max(offset[0], offset[1]), 4 * kDwords, 4);
+  if (inside && !w.wg->track_races) {
     // Instant completion would land the values at submit, in this order: land them now.
     uint8_t* lds = w.wg->lds.data();
     for (int l = 0; l < kLanes; ++l) {
@@ -209,12 +219,30 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
   op.values.resize(values);
   uint32_t* lds_address = op.lds_address.data();
   uint32_t* value = op.values.data();
-  each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, true, [&](int l, int a, uint64_t at) {
+  auto keep = [&](int l, int a, uint64_t at) {
     for (int d = 0; d < kDwords; ++d) {
       *lds_address++ = uint32_t(at + 4 * d);
       *value++ = data[a * kDwords + d][l];
     }
-  });
+  };
+  if (inside && kAddresses == 1) {  // the values and addresses in lane order, then the lanes' spans
+    if (exec == ~uint64_t(0)) {
+      for (int l = 0; l < kLanes; ++l)
+        for (int d = 0; d < kDwords; ++d) {
+          lds_address[l * kDwords + d] = address[l] + offset[0] + 4 * d;
+          value[l * kDwords + d] = data[d][l];
+        }
+    } else {
+      for (uint64_t left = exec; left != 0; left &= left - 1)
+        keep(std::countr_zero(left), 0, address[std::countr_zero(left)] + offset[0]);
+    }
+    LdsLanes tracked(w, in, AsyncClass::Lds, true);
+    tracked.add_each(address, exec, offset[0], 4 * kDwords);
+    tracked.track();
+  } else if (inside)
+    each_lane_address<kAddresses, true>(w, in, exec, address, offset, 4 * kDwords, true, keep);
+  else
+    each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, true, keep);
   submit(w, in, op);
 }
 

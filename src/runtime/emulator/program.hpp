@@ -137,6 +137,10 @@ struct RegisterFootprint {
   RegisterFootprint operator|(const RegisterFootprint& o) const {
     return {{vector[0] | o.vector[0], vector[1] | o.vector[1]}, scalar | o.scalar};
   }
+  void add(bool is_vector, uint32_t reg) {
+    if (is_vector) vector[reg / 4 / 64 % 2] |= uint64_t(1) << (reg / 4 % 64);
+    else scalar |= uint64_t(1) << (reg % 64);
+  }
 };
 
 // The wait-state rules (gfx950::kWaitStateRules rows, as bits) an instruction can start as
