@@ -411,8 +411,9 @@ TEST_CASE("model: a DS write pays its address clocks, a DS read of the same lane
   CHECK(run("ds_read_b32 v2, v1", "DS_READ_B32") == std::pair<uint32_t, uint64_t>{4, 81});
   // ds_write_b32: the same 4 groups, but 4 + 4 address clocks: done 8 + 8 + 64 = 80; 85.
   CHECK(run("ds_write_b32 v1, v2", "DS_WRITE_B32") == std::pair<uint32_t, uint64_t>{8, 85});
-  // ds_write_b64 of lane l at 4 l (overlapping, 8 lanes a clock on 32 banks: 1 each): 12 address clocks.
-  CHECK(run("ds_write_b64 v1, v[2:3]", "DS_WRITE_B64").first == 12);
+  // ds_write_b64 of lane l at 4 l: 8 lanes a clock on 32 banks, lanes l and l + 1 both write dword
+  // l + 1 (a write is not broadcast): 2 clocks a group, 16 in all, above the 12 address clocks.
+  CHECK(run("ds_write_b64 v1, v[2:3]", "DS_WRITE_B64").first == 16);
   // ds_write_b8: a b32-wide write.
   CHECK(run("ds_write_b8 v1, v2", "DS_WRITE_B8").first == 8);
 }
