@@ -37,6 +37,8 @@ TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]")
   CHECK(lds_bank_cycles(lanes(16, 16), write) == 20);   // 16 groups, 20 address clocks
   CHECK(lds_bank_cycles(lanes(16, 128), write) == 64);  // rows of 128 B: a group's 4 lanes on banks 0-3
   CHECK(lds_bank_cycles(lanes(4, 128), write) == 64);   // every lane in bank 0: 16 clocks a group
+  CHECK(lds_bank_cycles(lanes(4, 0), write) == 64);     // one address: a write is not broadcast, 16 clocks a group
+  CHECK(lds_bank_cycles(lanes(16, 0), write) == 64);    // b128: 4 lanes, 4 clocks a group
   // read2_b64 (two 8-byte addresses per lane): 16 B per lane, 8-lane groups.
   std::vector<LaneAccess> same_bank;
   for (uint32_t l = 0; l < 64; ++l) {

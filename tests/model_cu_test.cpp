@@ -362,3 +362,58 @@ TEST_CASE("model: an MFMA holds its SIMD's VALU while it reads its operands, pac
   CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) +
                   "  v_pk_fma_f32 v[20:21], v[10:11], v[12:13], v[14:15]\n  s_endpgm\n") == 33);
 }
+
+TEST_CASE("model: the co-execution hold by operand bytes: fp4 / fp6 f8f6f4, scaled and sparse MFMAs", "[model]") {
+  // Eight independent adds after the MFMA; from slot s they issue at 4 s .. 4 s + 28, s_endpgm 4 later.
+  std::string adds;
+  for (int i = 0; i < 8; ++i) adds += fmt::format("  v_add_f32 v{}, v40, v41\n", 30 + i);
+  auto ends_with_adds_from_slot = [](uint64_t slot) { return 4 * slot + 32 + 1; };
+  // f8f6f4 with fp4 A and B (cbsz / blgp 4): 16-byte sources, slot 2.
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:3], v[4:7], a[0:3] cbsz:4 blgp:4\n" + adds +
+                  "  s_endpgm\n") == ends_with_adds_from_slot(2));
+  // fp6 A (24 bytes) with fp8 B (32 bytes): the wider, slot 3.
+  CHECK(cycles_of("  v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:5], v[8:15], a[0:3] cbsz:2\n" + adds + "  s_endpgm\n") ==
+        ends_with_adds_from_slot(3));
+  // The scaled form reads the same A and B (fp8, 32 bytes): slot 3.
+  CHECK(cycles_of("  v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3], v20, v21\n" + adds +
+                  "  s_endpgm\n") == ends_with_adds_from_slot(3));
+  // A sparse 16x16x32 f16 (8-byte A, 16-byte B) would be slot 2 by its bytes; smfmac holds to slot 3.
+  CHECK(cycles_of("  v_smfmac_f32_16x16x32_f16 a[0:3], v[0:1], v[2:5], v6\n" + adds + "  s_endpgm\n") ==
+        ends_with_adds_from_slot(3));
+}
+
+TEST_CASE("model: the co-execution hold stays on the MFMA's SIMD and ends with its slot", "[model]") {
+  std::string adds;
+  for (int i = 0; i < 4; ++i) adds += fmt::format("  v_add_f32 v{}, v10, v11\n", 20 + i);
+  const std::string body = fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n", kMfma) + adds + "  s_endpgm\n";
+  // One wave: MFMA 0, adds 8 .. 20, s_endpgm 24: 25. Two waves on SIMDs 0 and 1 run the
+  // same timeline, wave 1 a clock later (26): neither wave's MFMA holds the other SIMD.
+  CHECK(cycles_of(body) == 25);
+  CHECK(cycles_of(body, 128) == 26);
+  // Three s_nop at 4, 8, 12, then an add at 16, past the hold (8): s_endpgm 20: 21.
+  CHECK(cycles_of(fmt::format("  {} a[0:3], v[0:3], v[4:7], a[0:3]\n  s_nop 0\n  s_nop 0\n  s_nop 0\n", kMfma) +
+                  "  v_add_f32 v20, v10, v11\n  s_endpgm\n") == 21);
+}
+
+TEST_CASE("model: a DS write pays its address clocks, a DS read of the same lanes does not", "[model]") {
+  // v_lshlrev at 0; the DS instruction at 8 holds the LDS for its cost, done 64
+  // later; s_waitcnt at the first slot after, s_endpgm 4 later.
+  emutest::KernelShape shape;
+  shape.lds = 64 * 16;
+  auto run = [&](const char* ds, const char* name) {
+    auto k = TestKernel::build(fmt::format("  v_lshlrev_b32 v1, 2, v0\n  {}\n  s_waitcnt lgkmcnt(0)\n  s_endpgm\n", ds),
+                               shape);
+    Args args;
+    auto t = model_first_workgroup(k, args.dispatch(1, 64));
+    return std::pair{modeltest::cost_of_first(k, t, name), t.cu.cycles};
+  };
+  // ds_read_b32, lane l at 4 l: 4 groups of 16 lanes, 1 clock each (the 4 address clocks): done 8 + 4 + 64 = 76; 81.
+  CHECK(run("ds_read_b32 v2, v1", "DS_READ_B32") == std::pair<uint32_t, uint64_t>{4, 81});
+  // ds_write_b32: the same 4 groups, but 4 + 4 address clocks: done 8 + 8 + 64 = 80; 85.
+  CHECK(run("ds_write_b32 v1, v2", "DS_WRITE_B32") == std::pair<uint32_t, uint64_t>{8, 85});
+  // ds_write_b64 of lane l at 4 l: 8 lanes a clock on 32 banks, lanes l and l + 1 both write dword
+  // l + 1 (a write is not broadcast): 2 clocks a group, 16 in all, above the 12 address clocks.
+  CHECK(run("ds_write_b64 v1, v[2:3]", "DS_WRITE_B64").first == 16);
+  // ds_write_b8: a b32-wide write.
+  CHECK(run("ds_write_b8 v1, v2", "DS_WRITE_B8").first == 8);
+}

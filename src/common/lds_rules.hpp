@@ -1,8 +1,8 @@
 #pragma once
 // gfx950's LDS: how one DS instruction of a wave is served. Lanes go in groups
 // of `lanes_per_clock`, in lane order; a group takes as many clocks as the most
-// distinct dwords one bank holds (banks counted modulo `banks`; lanes reading
-// one dword share it), and the instruction takes at least its address clocks
+// dwords one bank serves (banks counted modulo `banks`; lanes reading one dword
+// share it, lanes writing one each count), and the instruction takes at least its address clocks
 // (4, plus 4 per dword of a lane for a write). Source: AMD's rocRoller LDS bank
 // model for gfx950 (github.com/ROCm/rocm-libraries,
 // shared/rocroller/lib/source/LDSBankModel.cpp at 9f2b6979cfa9: threads per

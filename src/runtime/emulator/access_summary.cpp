@@ -22,7 +22,7 @@ uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes, bool write) {
   for (auto& phase : dwords) {
     if (phase.empty()) continue;
     std::sort(phase.begin(), phase.end());
-    phase.erase(std::unique(phase.begin(), phase.end()), phase.end());
+    if (!write) phase.erase(std::unique(phase.begin(), phase.end()), phase.end());  // reads of one dword: broadcast
     std::array<uint32_t, kLdsBanks> per_bank{};
     uint32_t worst = 0;
     for (uint32_t d : phase) worst = std::max(worst, ++per_bank[d % rule.banks]);
