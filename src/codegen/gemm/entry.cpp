@@ -147,10 +147,11 @@ void g2s_k_major_addresses(GemmContext& ctx, Operand op) {
 // as its rows, R = tile_k x element bytes each, so a G2S wave's 1 KiB is
 // 1024 / R whole rows (or part of one) that are contiguous in memory: whole
 // 128-byte lines where R >= 128. Unit u (16 bytes) of row r sits at position
-// u ^ swizzle(r), swizzle(r) = (r / max(1, 256 / R)) mod min(R / 16, 16). A
-// ds_read_b128 phase (16 lanes, 256 bytes) reads one unit of 16 consecutive
-// rows: the swizzle puts the rows that share a 256-byte bank row at distinct
-// positions, so the phase hits 64 distinct banks. Lane l of wave w in part p
+// u ^ swizzle(r), swizzle(r) = (r / max(1, 256 / R)) mod min(R / 16, 16). 16
+// lanes reading one unit of 16 consecutive rows (256 bytes): the swizzle puts
+// the rows that share a 256-byte bank row at distinct positions, so they hit
+// 64 distinct banks, and so do the 8 lanes a ds_read_b128 serves a clock
+// (common/lds_rules.hpp). Lane l of wave w in part p
 // writes bytes b = w * 1024 + 16 l of the part: row b / R, position b mod R /
 // 16, so it loads unit position ^ swizzle(row) of that row.
 void g2s_swizzled_row_addresses(GemmContext& ctx, Operand op) {

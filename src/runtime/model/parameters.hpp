@@ -76,7 +76,7 @@ inline constexpr Parameter kTranscendentalClocks{
     "transcendental_clocks", 16, "clocks",
     "quarter rate: AMD CDNA 3 ISA guide (transcendental ops, quarter rate); LLVM SISchedule.td SICommonWriteRes, "
     "used by gfx950's SIDPGFX950FullSpeedModel: WriteTrans32 4 against Write32Bit 1 (\"1 / (operations / "
-    "cycle) / 4\"); no gfx950 figure says otherwise"};
+    "cycle) / 4\"); an open LLVM pull (156411) would make gfx950's Trans32 rate 2 (half rate), not merged"};
 inline constexpr Parameter kValuLatency{"valu_latency", 8, "clocks",
                                        "measured on gfx950: a dependent v_fma_f32 chain, 8.3 s_memtime ticks a "
                                        "step (facebookexperimental/triton pull 2507, AMDLatencyModel.cpp)"};
