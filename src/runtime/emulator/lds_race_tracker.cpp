@@ -230,16 +230,23 @@ std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t c
   return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
 }
 
-bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
-                                         const LdsAccess& a, const std::vector<const AsyncState*>& states) {
+bool LdsRaceTracker::lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
+                                    const LdsAccess& a, const std::vector<const AsyncState*>& states) {
   if (exec == 0) return true;  // no lane: nothing to check or record
+  if (unit < 1 || unit > 4 || (a.write && exec != ~uint64_t(0))) return false;
   start(a, states);
+  if (exec == ~uint64_t(0)) {
+    if (covers_.size() <= a.inst) covers_.resize(a.inst + 1);
+    LdsLaneCover& cover = covers_[a.inst];
+    if (!cover.matches(address, offset, unit, kBlockDwords)) cover.build(address, offset, unit, kBlockDwords);
+    return a.write ? cover_if_clear<true>(cover, cover.lowest(address))
+                   : cover_if_clear<false>(cover, cover.lowest(address));
+  }
   switch (unit) {
     case 1: return read_lanes_if_clear<1>(address, exec, offset);
     case 2: return read_lanes_if_clear<2>(address, exec, offset);
     case 3: return read_lanes_if_clear<3>(address, exec, offset);
-    case 4: return read_lanes_if_clear<4>(address, exec, offset);
-    default: return false;
+    default: return read_lanes_if_clear<4>(address, exec, offset);
   }
 }
 
@@ -247,6 +254,77 @@ bool LdsRaceTracker::mixed_block_clear(uint32_t block) {
   const uint32_t end = std::min<uint32_t>((block + 1) * kBlockDwords, uint32_t(writer_seq_.size()));
   for (uint32_t d = block * kBlockDwords; d < end; ++d)
     if (writer_conflicts(d)) return false;
+  return true;
+}
+
+// As read_lanes_if_clear<kUnit> below (a write: as quick<true>), piece by piece: a
+// block whose dwords share their last write is checked once, a block of mixed ones
+// by the dwords the pieces cover; a write's readers by the block's newest reads,
+// dword by dword only when those doubt. With no conflict the order of the records
+// does not matter, so the pieces are recorded after all are checked.
+template <bool kWrite> bool LdsRaceTracker::cover_if_clear(const LdsLaneCover& cover, uint32_t lowest) {
+  const std::vector<LdsLaneCover::Piece>& pieces = cover.pieces();
+  const uint16_t* block_key = block_writer_key_.data();
+  const uint32_t* block_seq = block_writer_seq_.data();
+  const uint32_t lowest_block = lowest / kBlockDwords;
+  uint16_t writer = 0;
+  bool readers_doubt = false;
+  for (const LdsLaneCover::Piece& piece : pieces) {
+    const uint32_t block = lowest_block + piece.block;
+    const uint32_t first = lowest + piece.first, end = first + piece.count;
+    if (piece.opens) {
+      writer = block_key[block];
+      if (writer != kMixed && block_seq[block] > safe_row_[writer] && block_seq[block] > safe_upto(writer))
+        return false;
+      if constexpr (kWrite) {
+        const int32_t* newest = &block_reader_seq_[size_t(block) * reader_stride_];
+        readers_doubt = row_conflicts(newest);
+        if (readers_doubt) {
+          settle_readers();
+          readers_doubt = row_conflicts(newest);
+        }
+      }
+    }
+    if (writer == kMixed) {
+      const uint32_t* writer_seq = writer_seq_.data();
+      const uint16_t* writer_key = writer_key_.data();
+      for (uint32_t d = first; d < end; ++d)
+        if (writer_seq[d] > safe_row_[writer_key[d]] && writer_conflicts(d)) return false;
+    }
+    if constexpr (kWrite) {
+      if (readers_doubt)
+        for (uint32_t d = first; d < end; ++d)
+          if (readers_conflict(d)) return false;
+    }
+  }
+  const uint32_t seq = checking_.seq;
+  if constexpr (kWrite) {
+    const uint16_t own_key = uint16_t(key(checking_.wave, checking_.cls));
+    for (const LdsLaneCover::Piece& piece : pieces) {
+      const uint32_t first = lowest + piece.first, end = first + piece.count;
+      std::fill(writer_seq_.begin() + first, writer_seq_.begin() + end, seq);
+      std::fill(writer_key_.begin() + first, writer_key_.begin() + end, own_key);
+      note_block_write(lowest_block + piece.block, first, end, own_key, seq);
+    }
+  } else {
+    int32_t* column = reader_column(checking_.wave);
+    int32_t* newest = block_reader_seq_.data() + checking_.wave;  // [block * stride]
+    const size_t stride = reader_stride_;
+    for (const LdsLaneCover::Piece& piece : pieces) {
+      int32_t* dwords = column + lowest + piece.first;
+      const uint32_t count = piece.count;
+      if (count >= 4) {  // four at a time, the last four overlapping the ones before
+        const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
+        for (uint32_t i = 0; i + 4 <= count; i += 4) std::memcpy(dwords + i, four, sizeof four);
+        std::memcpy(dwords + count - 4, four, sizeof four);
+      } else {
+        for (uint32_t i = 0; i < count; ++i) dwords[i] = biased(seq);
+      }
+      newest[(lowest_block + piece.block) * stride] = biased(seq);
+    }
+  }
+  touched_first_ = std::min(touched_first_, lowest);
+  touched_end_ = std::max(touched_end_, lowest + cover.span());
   return true;
 }
 

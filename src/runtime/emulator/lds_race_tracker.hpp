@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/emulator/lds_lane_cover.hpp"
 #include "runtime/emulator/program.hpp"
 
 namespace cdna4::emu {
@@ -66,16 +67,20 @@ class LdsRaceTracker {
   // same other access. `states[w]` is wave w's async state.
   std::optional<LdsConflict> access(const LdsSpan* spans, size_t count, const LdsAccess& a,
                                     const std::vector<const AsyncState*>& states);
-  // A read (a.write false) of `unit` dwords by each lane of `exec`, the lane's first
-  // dword at (address[lane] + offset) / 4, inside LDS. When no dword conflicts,
-  // records what access() would record for the lanes' spans and returns true;
-  // else records nothing and returns false (access() then finds the conflict).
-  // A block whose dwords share their last write is checked once, not per lane.
-  bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
-                           const LdsAccess& a, const std::vector<const AsyncState*>& states);
+  // An access of `unit` dwords by each lane of `exec`, the lane's first dword at
+  // (address[lane] + offset) / 4, inside LDS. When no dword conflicts, records what
+  // access() would record for the lanes' spans and returns true; else records
+  // nothing and returns false (access() then finds the conflict). A block whose
+  // dwords share their last write is checked once, not per lane. A write is
+  // taken here only with every lane active (else false, as for a conflict).
+  bool lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit, const LdsAccess& a,
+                      const std::vector<const AsyncState*>& states);
 
  private:
   template <uint32_t kUnit> bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset);
+  // A full-EXEC access by the cover of its lanes (lds_lane_cover.hpp), the instruction's last
+  // one reused when the lanes match it: each piece's block checked, then every piece recorded.
+  template <bool kWrite> bool cover_if_clear(const LdsLaneCover& cover, uint32_t lowest);
   // Whether no dword of a block of mixed last writes has one above its (settled) safe point.
   bool mixed_block_clear(uint32_t block);
   // A read checks the blocks between its lowest and highest lane at once up to this many.
@@ -167,6 +172,7 @@ class LdsRaceTracker {
   uint32_t reader_column_ = 0;           // dwords of a wave's column of reader_seq_
   // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
   uint32_t touched_first_ = ~0u, touched_end_ = 0;
+  std::vector<LdsLaneCover> covers_;  // [instruction]: its last full-EXEC access's cover
   std::vector<std::vector<uint32_t>> inst_log_;  // [key(wave, class)][seq]: instruction index
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
