@@ -48,7 +48,7 @@ void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncStat
   checking_ = a;
   states_ = &states;
   std::vector<uint32_t>& log = inst_log_[key(a.wave, a.cls)];
-  if (log.size() <= a.seq) log.resize(a.seq + 1);
+  if (log.size() <= a.seq) log.resize(std::max<size_t>(a.seq + 1, 2 * log.size()));  // grown by doubling
   log[a.seq] = a.inst;
   safe_row_ = &safe_[size_t(key(a.wave, a.cls)) * waves_ * kClasses];
   if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
@@ -152,6 +152,7 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
     }
     return true;
   }
+  if (first % kBlockDwords == 0 && end % kBlockDwords == 0) return whole_blocks_written(q, first, end);
   for (uint32_t block = first / kBlockDwords, lo = first; lo < end; ++block) {
     const uint32_t hi = std::min(end, (block + 1) * kBlockDwords);
     const uint16_t writer = block_writer_key_[block];
@@ -178,6 +179,34 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
     note_block_write(block, lo, hi, q.own_key, q.seq);
     lo = hi;
   }
+  return true;
+}
+
+// quick<true> for whole blocks (an LDS-DMA's, mostly): each block's summaries
+// checked, then its dwords and summary set at once.
+bool LdsRaceTracker::whole_blocks_written(const Quick& q, uint32_t first, uint32_t end) {
+  const uint32_t first_block = first / kBlockDwords, end_block = end / kBlockDwords;
+  const uint16_t* block_key = block_writer_key_.data();
+  const uint32_t* block_seq = block_writer_seq_.data();
+  for (uint32_t block = first_block; block < end_block; ++block) {
+    const uint16_t writer = block_key[block];
+    if (writer != kMixed) {
+      if (block_seq[block] > q.safe[writer]) return false;
+    } else {
+      for (uint32_t d = block * kBlockDwords; d < (block + 1) * kBlockDwords; ++d)
+        if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
+    }
+    if (const int32_t* newest = &block_reader_seq_[size_t(block) * q.stride]; row_conflicts(newest)) {
+      settle_readers();
+      if (row_conflicts(newest))
+        for (uint32_t d = block * kBlockDwords; d < (block + 1) * kBlockDwords; ++d)
+          if (readers_conflict(d)) return false;
+    }
+  }
+  std::fill(q.writer_seq + first, q.writer_seq + end, q.seq);
+  std::fill(q.writer_key + first, q.writer_key + end, q.own_key);
+  std::fill(block_writer_key_.begin() + first_block, block_writer_key_.begin() + end_block, q.own_key);
+  std::fill(block_writer_seq_.begin() + first_block, block_writer_seq_.begin() + end_block, q.seq);
   return true;
 }
 
@@ -313,8 +342,10 @@ template <bool kWrite> bool LdsRaceTracker::cover_if_clear(const LdsLaneCover& c
     for (const LdsLaneCover::Piece& piece : pieces) {
       int32_t* dwords = column + lowest + piece.first;
       const uint32_t count = piece.count;
-      if (count >= 4) {  // four at a time, the last four overlapping the ones before
-        const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
+      const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
+      if (count == kBlockDwords) {  // a whole block, mostly
+        for (uint32_t i = 0; i < kBlockDwords; i += 4) std::memcpy(dwords + i, four, sizeof four);
+      } else if (count >= 4) {  // four at a time, the last four overlapping the ones before
         for (uint32_t i = 0; i + 4 <= count; i += 4) std::memcpy(dwords + i, four, sizeof four);
         std::memcpy(dwords + count - 4, four, sizeof four);
       } else {

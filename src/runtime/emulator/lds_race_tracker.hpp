@@ -137,6 +137,7 @@ class LdsRaceTracker {
   // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
   struct Quick;
   template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end);
+  bool whole_blocks_written(const Quick& q, uint32_t first, uint32_t end);
   template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
   // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
   std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
