@@ -7,6 +7,23 @@
 #include "runtime/emulator/async_queue.hpp"
 
 namespace cdna4::emu {
+namespace {
+
+// Sets `count` elements from p to `value`, 16 bytes at a time, the last 16 bytes
+// overlapping the ones before: a short run (a piece of a block) without a loop per element.
+template <class T> void fill_run(T* p, uint32_t count, T value) {
+  constexpr uint32_t kPer = 16 / sizeof(T);
+  if (count < kPer) {
+    for (uint32_t i = 0; i < count; ++i) p[i] = value;
+    return;
+  }
+  T chunk[kPer];
+  for (uint32_t i = 0; i < kPer; ++i) chunk[i] = value;
+  for (uint32_t i = 0; i + kPer <= count; i += kPer) std::memcpy(p + i, chunk, sizeof chunk);
+  if (count % kPer != 0) std::memcpy(p + count - kPer, chunk, sizeof chunk);
+}
+
+}  // namespace
 
 void LdsRaceTracker::reset(uint32_t lds_bytes, uint32_t waves) {
   const uint32_t dwords = (lds_bytes + 3) / 4;
@@ -331,8 +348,8 @@ template <bool kWrite> bool LdsRaceTracker::cover_if_clear(const LdsLaneCover& c
     const uint16_t own_key = uint16_t(key(checking_.wave, checking_.cls));
     for (const LdsLaneCover::Piece& piece : pieces) {
       const uint32_t first = lowest + piece.first, end = first + piece.count;
-      std::fill(writer_seq_.begin() + first, writer_seq_.begin() + end, seq);
-      std::fill(writer_key_.begin() + first, writer_key_.begin() + end, own_key);
+      fill_run(writer_seq_.data() + first, end - first, seq);
+      fill_run(writer_key_.data() + first, end - first, own_key);
       note_block_write(lowest_block + piece.block, first, end, own_key, seq);
     }
   } else {
@@ -341,15 +358,11 @@ template <bool kWrite> bool LdsRaceTracker::cover_if_clear(const LdsLaneCover& c
     const size_t stride = reader_stride_;
     for (const LdsLaneCover::Piece& piece : pieces) {
       int32_t* dwords = column + lowest + piece.first;
-      const uint32_t count = piece.count;
-      const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
-      if (count == kBlockDwords) {  // a whole block, mostly
+      if (piece.count == kBlockDwords) {  // a whole block, mostly: four fixed stores
+        const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
         for (uint32_t i = 0; i < kBlockDwords; i += 4) std::memcpy(dwords + i, four, sizeof four);
-      } else if (count >= 4) {  // four at a time, the last four overlapping the ones before
-        for (uint32_t i = 0; i + 4 <= count; i += 4) std::memcpy(dwords + i, four, sizeof four);
-        std::memcpy(dwords + count - 4, four, sizeof four);
       } else {
-        for (uint32_t i = 0; i < count; ++i) dwords[i] = biased(seq);
+        fill_run(dwords, piece.count, biased(seq));
       }
       newest[(lowest_block + piece.block) * stride] = biased(seq);
     }
