@@ -358,9 +358,11 @@ template <bool kWrite> bool LdsRaceTracker::cover_if_clear(const LdsLaneCover& c
     const size_t stride = reader_stride_;
     for (const LdsLaneCover::Piece& piece : pieces) {
       int32_t* dwords = column + lowest + piece.first;
-      if (piece.count == kBlockDwords) {  // a whole block, mostly: four fixed stores
-        const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
+      const int32_t four[4] = {biased(seq), biased(seq), biased(seq), biased(seq)};
+      if (piece.count == kBlockDwords) {  // a whole block (rows of ds_read_b128), fixed stores
         for (uint32_t i = 0; i < kBlockDwords; i += 4) std::memcpy(dwords + i, four, sizeof four);
+      } else if (piece.count == kBlockDwords / 2) {  // half a block (rows of 8-byte reads)
+        for (uint32_t i = 0; i < kBlockDwords / 2; i += 4) std::memcpy(dwords + i, four, sizeof four);
       } else {
         fill_run(dwords, piece.count, biased(seq));
       }
