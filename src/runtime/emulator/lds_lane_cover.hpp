@@ -1,10 +1,10 @@
 #pragma once
-// The dwords a full-EXEC DS read's lanes cover, sorted, merged and cut at the
-// race tracker's blocks, relative to the lowest: an instruction's lanes mostly
-// keep their addresses relative to lane 0 (and their place in a block) from one
-// run of it to the next, so the cover is worked out once and reused while they
-// do. Lanes that are rows of a tile, one lane after another in different rows,
-// become a few runs of whole blocks.
+// The dwords a full-EXEC DS access's lanes cover (a read's or a write's), sorted,
+// merged and cut at the race tracker's blocks, relative to the lowest: an
+// instruction's lanes mostly keep their addresses relative to lane 0 (and their
+// place in a block) from one run of it to the next, so the cover is worked out
+// once and reused while they do. Lanes that are rows of a tile, one lane after
+// another in different rows, become a few runs of whole blocks.
 #include <cstdint>
 #include <vector>
 
