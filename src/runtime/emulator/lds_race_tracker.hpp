@@ -18,6 +18,7 @@
 // checked dword by dword, as before.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -184,5 +185,25 @@ class LdsRaceTracker {
   std::vector<uint16_t> block_writer_key_;  // [block]: their key(wave, class), or kMixed
   std::vector<int32_t> block_reader_seq_;   // [block][wave]: biased, at least its dwords' reader_seq_
 };
+
+inline bool LdsRaceTracker::row_conflicts(const int32_t* seq) const {
+  using Four = int32_t __attribute__((vector_size(16)));
+  Four above{};
+  auto compare = [&](uint32_t r) {
+    Four s, safe;
+    std::memcpy(&s, seq + r, sizeof s);
+    std::memcpy(&safe, &reader_safe_[r], sizeof safe);
+    above |= s > safe;
+  };
+  if (reader_stride_ == kWaveBlock) {  // up to 8 waves, the common case: unrolled
+    compare(0);
+    compare(4);
+  } else {
+    for (uint32_t r = 0; r < reader_stride_; r += 4) compare(r);
+  }
+  uint64_t halves[2];
+  std::memcpy(halves, &above, sizeof halves);
+  return (halves[0] | halves[1]) != 0;
+}
 
 }  // namespace cdna4::emu
