@@ -44,19 +44,20 @@ struct PendingOp {
 };
 
 // FIFO that reuses its slots (and their vectors' capacity); push() hands back a
-// slot still holding an old operation, which begin_op() resets.
+// slot still holding an old operation, which begin_op() resets. The slots are a
+// power of two, so a position wraps by a mask, not a division.
 class OpQueue {
  public:
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  PendingOp& operator[](size_t i) { return slots_[(head_ + i) % slots_.size()]; }
-  const PendingOp& operator[](size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
+  PendingOp& operator[](size_t i) { return slots_[(head_ + i) & (slots_.size() - 1)]; }
+  const PendingOp& operator[](size_t i) const { return slots_[(head_ + i) & (slots_.size() - 1)]; }
   PendingOp& push() {
     if (count_ == slots_.size()) grow();
-    return slots_[(head_ + count_++) % slots_.size()];
+    return slots_[(head_ + count_++) & (slots_.size() - 1)];
   }
   void pop_front() {
-    head_ = (head_ + 1) % slots_.size();
+    head_ = (head_ + 1) & (slots_.size() - 1);
     --count_;
   }
   // Removes element i (out-of-order completion), keeping the others' order.

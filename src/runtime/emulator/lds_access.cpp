@@ -50,13 +50,13 @@ void fail_lds_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
                                 address, w.wg->lds.size()));
 }
 
-void track_lane_reads(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset,
-                      uint32_t bytes) {
+void track_lanes(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes,
+                 bool write) {
   Workgroup& wg = *w.wg;
-  if (wg.lds_tracker.read_lanes_if_clear(address, exec, offset, bytes / 4, next_access(w, in, AsyncClass::Lds, false),
-                                         wg.async_states))
+  if (wg.lds_tracker.lanes_if_clear(address, exec, offset, bytes / 4, next_access(w, in, AsyncClass::Lds, write),
+                                    wg.async_states))
     return;
-  LdsLanes tracked(w, in, AsyncClass::Lds, false);
+  LdsLanes tracked(w, in, AsyncClass::Lds, write);
   tracked.add_each(address, exec, offset, bytes);
   tracked.track();
 }

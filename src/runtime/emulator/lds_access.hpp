@@ -85,10 +85,10 @@ inline bool lanes_untraced_inside_lds(const Wave& w, const uint32_t* address, ui
   return bits % align == 0 && uint64_t(high) + offset_high + bytes <= w.wg->lds.size();
 }
 
-// The active lanes' reads of `bytes` (whole dwords, at most 16) at address[lane]
-// + offset, all inside LDS, tracked for races as LdsLanes would track them one
-// lane after another, but without a span per lane when none conflicts.
-void track_lane_reads(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset,
-                      uint32_t bytes);
+// The active lanes' reads or writes of `bytes` (whole dwords, at most 16) at
+// address[lane] + offset, all inside LDS, tracked for races as LdsLanes would
+// track them one lane after another, but without a span per lane when none conflicts.
+void track_lanes(Wave& w, const Inst& in, const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t bytes,
+                 bool write);
 
 }  // namespace cdna4::emu

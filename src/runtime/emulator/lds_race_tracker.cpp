@@ -48,7 +48,7 @@ void LdsRaceTracker::start(const LdsAccess& a, const std::vector<const AsyncStat
   checking_ = a;
   states_ = &states;
   std::vector<uint32_t>& log = inst_log_[key(a.wave, a.cls)];
-  if (log.size() <= a.seq) log.resize(a.seq + 1);
+  if (log.size() <= a.seq) log.resize(std::max<size_t>(a.seq + 1, 2 * log.size()));  // grown by doubling
   log[a.seq] = a.inst;
   safe_row_ = &safe_[size_t(key(a.wave, a.cls)) * waves_ * kClasses];
   if (++stamp_ == 0) {  // wrapped: no stamp left over may pass for this access's
@@ -87,26 +87,6 @@ void LdsRaceTracker::settle(uint32_t k) {
   }
   safe_row_[k] = upto;
   safe_stamp_[k] = stamp_;
-}
-
-inline bool LdsRaceTracker::row_conflicts(const int32_t* seq) const {
-  using Four = int32_t __attribute__((vector_size(16)));
-  Four above{};
-  auto compare = [&](uint32_t r) {
-    Four s, safe;
-    std::memcpy(&s, seq + r, sizeof s);
-    std::memcpy(&safe, &reader_safe_[r], sizeof safe);
-    above |= s > safe;
-  };
-  if (reader_stride_ == kWaveBlock) {  // up to 8 waves, the common case: unrolled
-    compare(0);
-    compare(4);
-  } else {
-    for (uint32_t r = 0; r < reader_stride_; r += 4) compare(r);
-  }
-  uint64_t halves[2];
-  std::memcpy(halves, &above, sizeof halves);
-  return (halves[0] | halves[1]) != 0;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::recheck(uint32_t first, uint32_t count) {
@@ -152,6 +132,7 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
     }
     return true;
   }
+  if (first % kBlockDwords == 0 && end % kBlockDwords == 0) return whole_blocks_written(q, first, end);
   for (uint32_t block = first / kBlockDwords, lo = first; lo < end; ++block) {
     const uint32_t hi = std::min(end, (block + 1) * kBlockDwords);
     const uint16_t writer = block_writer_key_[block];
@@ -178,6 +159,34 @@ template <bool kWrite> bool LdsRaceTracker::quick(const Quick& q, uint32_t first
     note_block_write(block, lo, hi, q.own_key, q.seq);
     lo = hi;
   }
+  return true;
+}
+
+// quick<true> for whole blocks (an LDS-DMA's, mostly): each block's summaries
+// checked, then its dwords and summary set at once.
+bool LdsRaceTracker::whole_blocks_written(const Quick& q, uint32_t first, uint32_t end) {
+  const uint32_t first_block = first / kBlockDwords, end_block = end / kBlockDwords;
+  const uint16_t* block_key = block_writer_key_.data();
+  const uint32_t* block_seq = block_writer_seq_.data();
+  for (uint32_t block = first_block; block < end_block; ++block) {
+    const uint16_t writer = block_key[block];
+    if (writer != kMixed) {
+      if (block_seq[block] > q.safe[writer]) return false;
+    } else {
+      for (uint32_t d = block * kBlockDwords; d < (block + 1) * kBlockDwords; ++d)
+        if (q.writer_seq[d] > q.safe[q.writer_key[d]]) return false;
+    }
+    if (const int32_t* newest = &block_reader_seq_[size_t(block) * q.stride]; row_conflicts(newest)) {
+      settle_readers();
+      if (row_conflicts(newest))
+        for (uint32_t d = block * kBlockDwords; d < (block + 1) * kBlockDwords; ++d)
+          if (readers_conflict(d)) return false;
+    }
+  }
+  std::fill(q.writer_seq + first, q.writer_seq + end, q.seq);
+  std::fill(q.writer_key + first, q.writer_key + end, q.own_key);
+  std::fill(block_writer_key_.begin() + first_block, block_writer_key_.begin() + end_block, q.own_key);
+  std::fill(block_writer_seq_.begin() + first_block, block_writer_seq_.begin() + end_block, q.seq);
   return true;
 }
 
@@ -228,85 +237,6 @@ std::optional<LdsConflict> LdsRaceTracker::access(const LdsSpan* spans, size_t c
                                                   const std::vector<const AsyncState*>& states) {
   start(a, states);
   return a.write ? each_span<true>(spans, count) : each_span<false>(spans, count);
-}
-
-bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
-                                         const LdsAccess& a, const std::vector<const AsyncState*>& states) {
-  if (exec == 0) return true;  // no lane: nothing to check or record
-  start(a, states);
-  switch (unit) {
-    case 1: return read_lanes_if_clear<1>(address, exec, offset);
-    case 2: return read_lanes_if_clear<2>(address, exec, offset);
-    case 3: return read_lanes_if_clear<3>(address, exec, offset);
-    case 4: return read_lanes_if_clear<4>(address, exec, offset);
-    default: return false;
-  }
-}
-
-bool LdsRaceTracker::mixed_block_clear(uint32_t block) {
-  const uint32_t end = std::min<uint32_t>((block + 1) * kBlockDwords, uint32_t(writer_seq_.size()));
-  for (uint32_t d = block * kBlockDwords; d < end; ++d)
-    if (writer_conflicts(d)) return false;
-  return true;
-}
-
-// With no conflict the order of the records does not matter, as all carry this
-// access's sequence number. So the lanes' dwords are checked first, all of them
-// at once when every block from the lowest lane's to the highest lane's clears
-// (blocks no lane reads too: a doubt about one of those only sends the check
-// lane by lane, to the exact safe points); then all lanes are recorded.
-template <uint32_t kUnit> bool LdsRaceTracker::read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset) {
-  auto each_lane = [exec](auto&& visit) {
-    if (exec == ~uint64_t(0)) {
-      for (uint32_t l = 0; l < 64; ++l) visit(l);
-    } else {
-      for (uint64_t left = exec; left != 0; left &= left - 1) visit(uint32_t(std::countr_zero(left)));
-    }
-  };
-  uint32_t low = ~0u, high = 0;
-  if (exec == ~uint64_t(0)) {
-    for (uint32_t l = 0; l < 64; ++l) {  // no branch: vectorised
-      low = address[l] < low ? address[l] : low;
-      high = address[l] > high ? address[l] : high;
-    }
-  } else {
-    each_lane([&](uint32_t l) {
-      low = std::min(low, address[l]);
-      high = std::max(high, address[l]);
-    });
-  }
-  const uint32_t lo = (low + offset) / 4, hi = (high + offset) / 4 + kUnit;
-  const uint32_t first_block = lo / kBlockDwords, end_block = (hi - 1) / kBlockDwords + 1;
-  bool clear = end_block - first_block <= kRangeBlocks;
-  const uint16_t* block_key = block_writer_key_.data();
-  const uint32_t* block_seq = block_writer_seq_.data();
-  for (uint32_t block = first_block; block < end_block && clear; ++block) {
-    const uint16_t writer = block_key[block];
-    clear = writer != kMixed ? block_seq[block] <= safe_row_[writer] || block_seq[block] <= safe_upto(writer)
-                             : mixed_block_clear(block);
-  }
-  if (!clear) {
-    clear = true;
-    each_lane([&](uint32_t l) {
-      const uint32_t first = (address[l] + offset) / 4;
-      for (uint32_t d = first; d < first + kUnit && clear; ++d) clear = !writer_conflicts(d);
-    });
-    if (!clear) return false;
-  }
-  const int32_t seq = biased(checking_.seq);
-  int32_t* column = reader_column(checking_.wave);
-  // A wave's LDS reads carry increasing sequence numbers: this one is its newest.
-  int32_t* newest = block_reader_seq_.data() + checking_.wave;  // [block * stride]
-  const size_t stride = reader_stride_;
-  each_lane([&](uint32_t l) {
-    const uint32_t first = (address[l] + offset) / 4;
-    for (uint32_t u = 0; u < kUnit; ++u) column[first + u] = seq;
-    newest[first / kBlockDwords * stride] = seq;
-    newest[(first + kUnit - 1) / kBlockDwords * stride] = seq;
-  });
-  touched_first_ = std::min(touched_first_, lo);
-  touched_end_ = std::max(touched_end_, hi);
-  return true;
 }
 
 std::optional<LdsConflict> LdsRaceTracker::walk(uint32_t first, uint32_t count) {

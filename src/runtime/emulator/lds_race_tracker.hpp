@@ -18,9 +18,11 @@
 // checked dword by dword, as before.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
+#include "runtime/emulator/lds_lane_cover.hpp"
 #include "runtime/emulator/program.hpp"
 
 namespace cdna4::emu {
@@ -66,16 +68,20 @@ class LdsRaceTracker {
   // same other access. `states[w]` is wave w's async state.
   std::optional<LdsConflict> access(const LdsSpan* spans, size_t count, const LdsAccess& a,
                                     const std::vector<const AsyncState*>& states);
-  // A read (a.write false) of `unit` dwords by each lane of `exec`, the lane's first
-  // dword at (address[lane] + offset) / 4, inside LDS. When no dword conflicts,
-  // records what access() would record for the lanes' spans and returns true;
-  // else records nothing and returns false (access() then finds the conflict).
-  // A block whose dwords share their last write is checked once, not per lane.
-  bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit,
-                           const LdsAccess& a, const std::vector<const AsyncState*>& states);
+  // An access of `unit` dwords by each lane of `exec`, the lane's first dword at
+  // (address[lane] + offset) / 4, inside LDS. When no dword conflicts, records what
+  // access() would record for the lanes' spans and returns true; else records
+  // nothing and returns false (access() then finds the conflict). A block whose
+  // dwords share their last write is checked once, not per lane. A write is
+  // taken here only with every lane active (else false, as for a conflict).
+  bool lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset, uint32_t unit, const LdsAccess& a,
+                      const std::vector<const AsyncState*>& states);
 
  private:
   template <uint32_t kUnit> bool read_lanes_if_clear(const uint32_t* address, uint64_t exec, uint32_t offset);
+  // A full-EXEC access by the cover of its lanes (lds_lane_cover.hpp), the instruction's last
+  // one reused when the lanes match it: each piece's block checked, then every piece recorded.
+  template <bool kWrite> bool cover_if_clear(const LdsLaneCover& cover, uint32_t lowest);
   // Whether no dword of a block of mixed last writes has one above its (settled) safe point.
   bool mixed_block_clear(uint32_t block);
   // A read checks the blocks between its lowest and highest lane at once up to this many.
@@ -132,6 +138,7 @@ class LdsRaceTracker {
   // Whether no dword of [first, end) conflicts, then recorded (a read: each dword it passed).
   struct Quick;
   template <bool kWrite> bool quick(const Quick& q, uint32_t first, uint32_t end);
+  bool whole_blocks_written(const Quick& q, uint32_t first, uint32_t end);
   template <bool kWrite> [[gnu::noinline]] std::optional<LdsConflict> doubted(const Quick& q, const LdsSpan& span);
   // The exact check of a span the quick one doubted: settles what it needs, then walks or records.
   std::optional<LdsConflict> recheck(uint32_t first, uint32_t count);
@@ -167,6 +174,7 @@ class LdsRaceTracker {
   uint32_t reader_column_ = 0;           // dwords of a wave's column of reader_seq_
   // Records since reset are in dwords [touched_first_, touched_end_); every other one is empty.
   uint32_t touched_first_ = ~0u, touched_end_ = 0;
+  std::vector<LdsLaneCover> covers_;  // [instruction]: its last full-EXEC access's cover
   std::vector<std::vector<uint32_t>> inst_log_;  // [key(wave, class)][seq]: instruction index
   std::vector<uint32_t> writer_seq_;     // [dword]: seq of the last write, 0: none
   std::vector<uint16_t> writer_key_;     // [dword]: key(wave, class) of the last write
@@ -177,5 +185,25 @@ class LdsRaceTracker {
   std::vector<uint16_t> block_writer_key_;  // [block]: their key(wave, class), or kMixed
   std::vector<int32_t> block_reader_seq_;   // [block][wave]: biased, at least its dwords' reader_seq_
 };
+
+inline bool LdsRaceTracker::row_conflicts(const int32_t* seq) const {
+  using Four = int32_t __attribute__((vector_size(16)));
+  Four above{};
+  auto compare = [&](uint32_t r) {
+    Four s, safe;
+    std::memcpy(&s, seq + r, sizeof s);
+    std::memcpy(&safe, &reader_safe_[r], sizeof safe);
+    above |= s > safe;
+  };
+  if (reader_stride_ == kWaveBlock) {  // up to 8 waves, the common case: unrolled
+    compare(0);
+    compare(4);
+  } else {
+    for (uint32_t r = 0; r < reader_stride_; r += 4) compare(r);
+  }
+  uint64_t halves[2];
+  std::memcpy(halves, &above, sizeof halves);
+  return (halves[0] | halves[1]) != 0;
+}
 
 }  // namespace cdna4::emu

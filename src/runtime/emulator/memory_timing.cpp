@@ -44,13 +44,15 @@ void apply(Wave& wave, const PendingOp& op) {
       break;
     case PendingOp::Target::Lds: {
       uint8_t* lds = wave.wg->lds.data();
+      const uint32_t* values = op.values.data();
+      const uint32_t* address = op.lds_address.data();
+      const size_t count = op.values.size();
       if (op.lds_block) {
-        std::memcpy(lds + op.lds_address[0], op.values.data(), op.values.size() * sizeof(uint32_t));
+        std::memcpy(lds + address[0], values, count * sizeof(uint32_t));
       } else if (op.lds_width == 4) {
-        for (size_t i = 0; i < op.values.size(); ++i) std::memcpy(lds + op.lds_address[i], &op.values[i], 4);
+        for (size_t i = 0; i < count; ++i) std::memcpy(lds + address[i], values + i, 4);
       } else {
-        for (size_t i = 0; i < op.values.size(); ++i)
-          std::memcpy(lds + op.lds_address[i], &op.values[i], op.lds_width);
+        for (size_t i = 0; i < count; ++i) std::memcpy(lds + address[i], values + i, op.lds_width);
       }
       break;
     }

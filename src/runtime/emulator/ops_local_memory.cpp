@@ -97,7 +97,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_read(Wave& w, const 
   if (!inside)
     each_lane_address<kAddresses>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   else if (w.wg->track_races && kAddresses == 1)
-    track_lane_reads(w, in, address, exec, offset[0], 4 * kDwords);
+    track_lanes(w, in, address, exec, offset[0], 4 * kDwords, false);
   else if (w.wg->track_races)
     each_lane_address<kAddresses, true>(w, in, exec, address, offset, 4 * kDwords, false, [](int, int, uint64_t) {});
   // Every lane checked: the copy, [dword][lane].
@@ -146,7 +146,7 @@ template <int kBits> void ds_read_transposed(Wave& w, const Inst& in) {
   const uint32_t offset = uint32_t(in.offset & 0xffff);
   const bool inside = lanes_untraced_inside_lds(w, address, ~uint64_t(0), offset, offset, 8, 8);
   if (inside && w.wg->track_races) {
-    track_lane_reads(w, in, address, ~uint64_t(0), offset, 8);
+    track_lanes(w, in, address, ~uint64_t(0), offset, 8, false);
   } else if (!inside) {
     TraceRecorder* trace = w.wg->tracer.get();
     LdsLanes tracked(w, in, AsyncClass::Lds, false);
@@ -236,9 +236,7 @@ template <int kDwords, int kAddresses, int kStride> void ds_write(Wave& w, const
       for (uint64_t left = exec; left != 0; left &= left - 1)
         keep(std::countr_zero(left), 0, address[std::countr_zero(left)] + offset[0]);
     }
-    LdsLanes tracked(w, in, AsyncClass::Lds, true);
-    tracked.add_each(address, exec, offset[0], 4 * kDwords);
-    tracked.track();
+    track_lanes(w, in, address, exec, offset[0], 4 * kDwords, true);
   } else if (inside)
     each_lane_address<kAddresses, true>(w, in, exec, address, offset, 4 * kDwords, true, keep);
   else
