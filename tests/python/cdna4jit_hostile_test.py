@@ -329,7 +329,7 @@ class DeviceLimitsTest(unittest.TestCase):
     """Device() sets the emulator's time and instruction limits."""
 
     def test_time_limit(self):
-        a = np.ones((1024, 1024), np.float32)
+        a = np.ones((2048, 2048), np.float32)  # 8.6 G MACs: about 0.4 s on one thread, eight times the limit
         quick = cdna4jit.Device("emulator", threads=1, time_limit=0.05)
         with self.assertRaisesRegex(cdna4jit.LimitError, "time limit of 0.05 s exceeded"):
             cdna4jit.gemm(a, a, schedule=BASELINE, device=quick)
