@@ -35,9 +35,7 @@ inline std::vector<std::vector<uint32_t>> run_lanes(const std::string& body, con
   Args args;
   args.add(in);
   args.add(out);
-  const emu::RunStats stats = run(k, args.dispatch(), randomized(5));
-  INFO(race_text(stats));
-  CHECK(stats.races.empty());
+  run_race_free(k, args.dispatch(), randomized(5));
   std::vector<std::vector<uint32_t>> result(outputs.size());
   for (size_t o = 0; o < outputs.size(); ++o) result[o].assign(out.begin() + 64 * o, out.begin() + 64 * (o + 1));
   return result;

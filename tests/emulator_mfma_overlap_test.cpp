@@ -105,9 +105,7 @@ std::vector<uint32_t> run_case(const Case& s, const std::vector<uint32_t>& regs,
   Args args;
   args.add(in);
   args.add(out);
-  const emu::RunStats stats = run(k, args.dispatch(), options);
-  INFO(race_text(stats));
-  CHECK(stats.races.empty());
+  run_race_free(k, args.dispatch(), options);
   return out;
 }
 

@@ -108,9 +108,7 @@ std::vector<uint32_t> overlapping_loads(emu::EmulatorOptions options) {
   Args args;
   args.add(global);
   args.add(out);
-  const emu::RunStats stats = run(k, args.dispatch(), options);
-  INFO(race_text(stats));
-  CHECK(stats.races.empty());
+  run_race_free(k, args.dispatch(), options);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Builds hand-written gfx950 kernels in process and runs them on the emulator.
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -179,6 +180,14 @@ inline std::string race_text(const emu::RunStats& s) {
   std::string out;
   for (auto& r : s.races) out += r.what + "\n";
   return out;
+}
+
+// Runs `k` and checks it reported no race (the reports are the failure message).
+inline emu::RunStats run_race_free(const TestKernel& k, const emu::Dispatch& d, emu::EmulatorOptions o = {}) {
+  const emu::RunStats stats = run(k, d, o);
+  INFO(race_text(stats));
+  CHECK(stats.races.empty());
+  return stats;
 }
 
 inline float f32(uint32_t bits) {
