@@ -44,9 +44,9 @@ struct WaveSim {
 
 struct Cu {
   std::vector<uint64_t> mfma_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
+  // A VALU instruction, or an MFMA reading its operands, keeps the SIMD's VALU
+  // from issuing until valu_free_at; an MFMA holds packed-fp32 VALU longer.
   std::vector<uint64_t> valu_free_at = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
-  // An MFMA reading its operands keeps the SIMD's VALU (packed-fp32 VALU longer) from issuing.
-  std::vector<uint64_t> valu_held_until = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   std::vector<uint64_t> packed_held_until = std::vector<uint64_t>(as_int(param::kSimdsPerCu), 0);
   uint64_t lds_free_at = 0, vmem_free_at = 0;
   uint32_t global_latency = 0;
@@ -205,8 +205,7 @@ class Simulation {
     }
     if (t.category != Category::internal && operands_ready(w, in, t) > now) return Slot::mfma_dependency;
     if (t.kind == Kind::mfma && cu_.mfma_free_at[simd] > now) return Slot::mfma_busy;
-    if (t.kind == Kind::valu && (cu_.valu_free_at[simd] > now || cu_.valu_held_until[simd] > now ||
-                                 (t.packed_f32 && cu_.packed_held_until[simd] > now)))
+    if (t.kind == Kind::valu && (cu_.valu_free_at[simd] > now || (t.packed_f32 && cu_.packed_held_until[simd] > now)))
       return Slot::issue;
     const uint32_t bit = 1u << uint32_t(t.category);
     if (t.category != Category::internal && (used & bit)) return Slot::issue;
@@ -222,7 +221,7 @@ class Simulation {
       case Kind::mfma: {
         const uint64_t busy = uint64_t(t.mfma_passes) * as_int(param::kClocksPerMfmaPass);
         cu_.mfma_free_at[simd] = now + busy;
-        cu_.valu_held_until[simd] = now + t.valu_hold_slots * kIssuePeriod;
+        cu_.valu_free_at[simd] = std::max(cu_.valu_free_at[simd], now + t.valu_hold_slots * kIssuePeriod);
         cu_.packed_held_until[simd] = now + t.packed_hold_slots * kIssuePeriod;
         result_.mfma_busy_cycles += busy;
         result_.macs[size_t(t.mac_class)] += t.macs;
