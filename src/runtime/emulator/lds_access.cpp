@@ -36,7 +36,6 @@ LdsAccess next_access(const Wave& w, const Inst& in, AsyncClass cls, bool write)
 
 }  // namespace
 
-
 void check_lds_sub_dword_range(Wave& w, const Inst& in, uint64_t address, uint32_t bytes) {
   if (address % bytes != 0) w.wg->fail(w, in, fmt::format("LDS address 0x{:x} is not {}-byte aligned", address, bytes));
   if (address + bytes > w.wg->lds.size())
