@@ -108,8 +108,9 @@ TEST_CASE("a K-major operand is read with transposing LDS reads, two per 16-byte
   CHECK(differing_elements(run.c, expected, 4) == 0);
 }
 
-// The trace's bank cycles (access_summary.hpp: 64 banks of 4 bytes, 128 bytes
-// of lanes a clock) of every LDS read the first workgroup executes.
+// The trace's bank cycles (common/lds_rules.hpp: a ds_read_b128 4 groups of 16
+// lanes at 2 clocks, a transposing read 4 rows of 16 lanes at 2 clocks) of
+// every LDS read the first workgroup executes.
 TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout][model]") {
   for (const char* file : {"baseline_256x256x64_w8.json", "pingpong_256x256x64_w8.json",
                            "baseline_fp8_256x256x128_w8.json", "pingpong_fp8_256x256x128_w8.json",
@@ -137,10 +138,10 @@ TEST_CASE("LDS reads of every layout are free of bank conflicts", "[gemm][layout
           const std::string& name = program->names[e.inst];
           if (name.rfind("DS_READ_B64_TR", 0) == 0) {
             ++transposing;
-            conflicted += e.cost != 4;  // 64 lanes x 8 bytes: four clocks
+            conflicted += e.cost != 8;  // 4 rows of 16 lanes x 8 bytes: eight clocks
           } else if (name.rfind("DS_READ_B128", 0) == 0) {
             ++b128;
-            conflicted += e.cost != 8;  // 64 lanes x 16 bytes: eight clocks
+            conflicted += e.cost != 8;  // 4 groups of 16 lanes x 16 bytes: eight clocks
           }
         }
       CHECK(transposing + b128 > 0);

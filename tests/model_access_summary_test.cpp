@@ -19,27 +19,48 @@ std::vector<LaneAccess> lanes(uint32_t bytes, uint64_t stride, uint64_t base = 0
 
 TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]") {
   const bool read = false, write = true;
-  // Reads (common/lds_rules.hpp): b32 16 lanes a clock on 32 banks, b64 16 and b128 8 on 64 banks.
+  // Reads (common/lds_rules.hpp): b32 16 lanes a clock on 32 banks; b64 2 groups of 32 lanes, b128 4 of 16
+  // (interleaved quads), b96 8 of 8 (interleaved), each group 2 clocks.
   CHECK(lds_bank_cycles(lanes(4, 4), read) == 4);       // b32: four groups of 16 lanes
   CHECK(lds_bank_cycles(lanes(4, 8), read) == 4);       // stride 2 dwords: a group spans the 32 banks once
   CHECK(lds_bank_cycles(lanes(4, 16), read) == 8);      // stride 4 dwords: 8 banks, each used twice per group
   CHECK(lds_bank_cycles(lanes(4, 256), read) == 64);    // every lane in bank 0
   CHECK(lds_bank_cycles(lanes(4, 0), read) == 4);       // one address: broadcast, one clock per group
-  CHECK(lds_bank_cycles(lanes(8, 8), read) == 4);       // b64: 4 groups of 16 lanes
-  CHECK(lds_bank_cycles(lanes(16, 16), read) == 8);     // b128: 8 groups of 8 lanes
-  CHECK(lds_bank_cycles(lanes(16, 32), read) == 8);     // b128, stride 32 B: a group spans 256 B, banks once
-  CHECK(lds_bank_cycles(lanes(16, 64), read) == 16);    // stride 64 B: a group spans 512 B, 2 per bank
-  CHECK(lds_bank_cycles(lanes(16, 128), read) == 32);   // rows of 128 B: 4 lanes per bank group
-  CHECK(lds_bank_cycles(lanes(12, 12), read) == 16);    // b96: 4 lanes a clock on 32 banks
-  // Writes: b32 16 lanes a clock, b64 8, b128 4, all on 32 banks; at least 4 + 4 per dword clocks.
+  CHECK(lds_bank_cycles(lanes(8, 8), read) == 4);       // b64: 2 groups of 32 lanes on 64 banks
+  CHECK(lds_bank_cycles(lanes(8, 16), read) == 8);      // b64, stride 16 B: a group spans 512 B, 2 per bank
+  CHECK(lds_bank_cycles(lanes(16, 16), read) == 8);     // b128: each group's 16 lanes on 64 distinct banks
+  CHECK(lds_bank_cycles(lanes(16, 32), read) == 16);    // stride 32 B: lanes 12 and 20 share banks 32-35
+  CHECK(lds_bank_cycles(lanes(16, 64), read) == 32);    // stride 64 B: 4 lanes per bank in a group
+  CHECK(lds_bank_cycles(lanes(16, 128), read) == 64);   // rows of 128 B: 8 lanes per bank in a group
+  CHECK(lds_bank_cycles(lanes(12, 12), read) == 32);    // b96: lanes 0-3 and 20-23 meet on banks 0-7 of 32
+  // The measured b128 groups: lanes 0 and 12 share a group, lanes 0 and 4 do not.
+  auto two_lanes_on_bank_0 = [&](uint32_t other) {
+    auto l = lanes(16, 0, (1u << 20) + 64);  // every lane on one far dword (banks 16-19, broadcast) but two
+    l[0].address = 0;         // banks 0-3
+    l[other].address = 4096;  // banks 0-3 too, other dwords
+    return lds_bank_cycles(l, read);
+  };
+  CHECK(two_lanes_on_bank_0(12) == 10);  // one group takes 4 clocks
+  CHECK(two_lanes_on_bank_0(20) == 10);
+  CHECK(two_lanes_on_bank_0(4) == 8);
+  CHECK(two_lanes_on_bank_0(16) == 8);
+  CHECK(two_lanes_on_bank_0(32) == 8);  // the other half wave
+  // Transposing reads: 4 rows of 16 lanes at 2 clocks on 64 banks.
+  CHECK(lds_bank_cycles(lanes(8, 8), read, true) == 8);
+  CHECK(lds_bank_cycles(lanes(8, 16), read, true) == 8);    // a row spans 256 B: 64 distinct banks
+  CHECK(lds_bank_cycles(lanes(8, 32), read, true) == 16);   // a row spans 512 B: 2 per bank
+  CHECK(lds_bank_cycles(lanes(8, 8), write, true) == 12);   // writes never transpose
+  // Writes: b32 16 lanes a clock, b64 4 groups of 16 lanes at 2 clocks, b128 4 lanes a clock, all on 32
+  // banks; at least 4 + 4 per dword clocks.
   CHECK(lds_bank_cycles(lanes(4, 4), write) == 8);      // 4 groups, but 8 address clocks
-  CHECK(lds_bank_cycles(lanes(8, 8), write) == 12);     // 8 groups, 12 address clocks
+  CHECK(lds_bank_cycles(lanes(8, 8), write) == 12);     // 4 groups of 2 clocks, 12 address clocks
+  CHECK(lds_bank_cycles(lanes(8, 16), write) == 16);    // a group spans 256 B: 2 per bank, 4 clocks
   CHECK(lds_bank_cycles(lanes(16, 16), write) == 20);   // 16 groups, 20 address clocks
   CHECK(lds_bank_cycles(lanes(16, 128), write) == 64);  // rows of 128 B: a group's 4 lanes on banks 0-3
   CHECK(lds_bank_cycles(lanes(4, 128), write) == 64);   // every lane in bank 0: 16 clocks a group
   CHECK(lds_bank_cycles(lanes(4, 0), write) == 64);     // one address: a write is not broadcast, 16 clocks a group
   CHECK(lds_bank_cycles(lanes(16, 0), write) == 64);    // b128: 4 lanes, 4 clocks a group
-  // read2_b64 (two 8-byte addresses per lane): 16 B per lane, 8-lane groups.
+  // read2_b64 (two 8-byte addresses per lane): 16 B per lane, the b128 groups.
   std::vector<LaneAccess> same_bank;
   for (uint32_t l = 0; l < 64; ++l) {
     same_bank.push_back({l * 8, 8, l});
@@ -49,7 +70,7 @@ TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]")
   std::vector<LaneAccess> read2;
   for (uint32_t l = 0; l < 64; ++l) {
     read2.push_back({l * 8, 8, l});
-    read2.push_back({128 + l * 8, 8, l});  // banks 32..47 of the group: no conflict
+    read2.push_back({128 + l * 8, 8, l});  // every group's 64 dwords on distinct banks
   }
   CHECK(lds_bank_cycles(read2, read) == 8);
   // Inactive lanes leave their group empty; the address clocks remain.

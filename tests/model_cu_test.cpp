@@ -180,13 +180,14 @@ TEST_CASE("model: ds_read_b128 without and with bank conflicts", "[model]") {
     auto t = model_first_workgroup(k, args.dispatch(1, 64));
     return std::pair{modeltest::cost_of_first(k, t, "DS_READ_B128"), t.cu.cycles};
   };
-  // 16 B per lane: 8 lanes a clock; lane l at 16 l: every phase hits 32
-  // distinct banks once: 8 clocks. Done 8 + 8 + 64 = 80; ends 85.
+  // 16 B per lane: 4 groups of 16 lanes at 2 clocks (common/lds_rules.hpp);
+  // lane l at 16 l: every group hits 64 distinct banks once: 8 clocks. Done
+  // 8 + 8 + 64 = 80; ends 85.
   CHECK(run("v_lshlrev_b32 v1, 4, v0") == std::pair<uint32_t, uint64_t>{8, 85});
-  // Lane l at 256 l: a phase's 8 lanes all use banks 0..3, 8 dwords each:
-  // 8 clocks per phase, 64 in all. Done 8 + 64 + 64 = 136; ends 141.
-  CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{64, 141});
-  // Lanes reading the same address are broadcast: 8 phases of 1 clock.
+  // Lane l at 256 l: a group's 16 lanes all use banks 0..3, 16 dwords each:
+  // 32 clocks per group, 128 in all. Done 8 + 128 + 64 = 200; ends 205.
+  CHECK(run("v_lshlrev_b32 v1, 8, v0") == std::pair<uint32_t, uint64_t>{128, 205});
+  // Lanes reading the same address are broadcast: 4 groups of 2 clocks.
   CHECK(run("v_mov_b32 v1, 0").first == 8);
 }
 
@@ -281,9 +282,9 @@ TEST_CASE("model: the timeline has the load in flight, the waits and the MFMA, c
 
 TEST_CASE("model: LDS-DMA data takes the LDS for its write when it arrives", "[model]") {
   // Wave 0 loads 1 KiB from memory, into LDS (LDS-DMA) or into VGPRs; waves 1..3
-  // keep the LDS busy with conflicting ds_read_b128s (64 clocks each) long after
-  // the data arrives. Written into LDS at 256 bytes a clock, the 1 KiB delays
-  // them by 4 clocks.
+  // keep the LDS busy with conflicting ds_read_b128s (128 clocks each) long after
+  // the data arrives. Written into LDS at 64 bytes a clock (lds_write_bytes_per_clock),
+  // the 1 KiB delays them by 16 clocks.
   const std::string body = R"(
   s_load_dwordx2 s[8:9], s[0:1], 0
   s_waitcnt lgkmcnt(0)
@@ -322,8 +323,8 @@ again:
   };
   const uint64_t to_vgprs = run("buffer_load_dwordx4 v[6:9], v1, s[8:11], 0 offen");
   const uint64_t to_lds = run("buffer_load_dwordx4 v1, s[8:11], 0 offen lds");
-  CHECK(to_vgprs > 3 * 40 * 64);  // the readers' LDS time sets the end
-  CHECK(to_lds == to_vgprs + 4);
+  CHECK(to_vgprs > 3 * 40 * 128);  // the readers' LDS time sets the end
+  CHECK(to_lds == to_vgprs + 16);
 }
 
 TEST_CASE("model: a transcendental holds its SIMD's VALU four slots; its result is read after it", "[model]") {

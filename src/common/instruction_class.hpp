@@ -110,6 +110,12 @@ constexpr bool is_lds_dma_opcode(std::string_view name) {
   return classify(name) == InstClass::vmem && detail::contains_upper(name, "_LDS");
 }
 
+// gfx950's transposing LDS reads (ds_read_b64_tr_b4 / _b8 / _b16, ds_read_b96_tr_b6): each
+// 16-lane row of the wave exchanges what its lanes read (common/lds_rules.hpp).
+constexpr bool is_lds_transpose_read(std::string_view name) {
+  return detail::starts_with_upper(name, "DS_READ_B64_TR") || detail::starts_with_upper(name, "DS_READ_B96_TR");
+}
+
 // Scalar instructions that do not touch memory: what the wait-state rules call SALU.
 constexpr bool is_scalar_alu(InstClass c) {
   return c == InstClass::salu || c == InstClass::branch || c == InstClass::waitcnt || c == InstClass::barrier ||

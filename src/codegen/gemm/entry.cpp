@@ -107,6 +107,25 @@ void swizzle_of_k(GemmContext& ctx, const GemmGeometry::OperandLayout& l, Reg f,
   }
 }
 
+// d = the row swizzle of tile row `row` (row_swizzle.hpp), `t` as scratch: one
+// bit field when the map is the identity, else each bit the parity of its row bits.
+void row_swizzle(Code& c, const GemmGeometry::OperandLayout& l, Reg d, Reg row, Reg t) {
+  const int shift = log2_exact(l.swizzle_rows);
+  const RowSwizzle& s = l.row_swizzle;
+  if (s.identity()) {
+    c.v_bfe_u32(d, row, imm(shift), imm(s.bits));
+    return;
+  }
+  c.v_mov_b32(d, imm(0));
+  for (int i = 0; i < s.bits; ++i)
+    for (int j = 0; j < s.bits; ++j)
+      if (s.masks[size_t(i)] >> j & 1) {
+        c.v_bfe_u32(t, row, imm(shift + j), imm(1));
+        c.v_lshlrev_b32(t, imm(i), t);
+        c.v_xor_b32(d, d, t);
+      }
+}
+
 // Lane l of wave w in a part writes bytes b = w x 1024 + 16 l of it: k row
 // b / C, position b mod C / 16, so it loads unit position ^ swizzle(k) of that
 // k row: elements part_first + unit x 16 / size of the operand's rows.
@@ -171,7 +190,7 @@ void g2s_swizzled_row_addresses(GemmContext& ctx, Operand op) {
     const Reg addr = r.g2s_addr(op, p, ctx.geo), kcol = r.g2s_kcol(op, p, ctx.geo);
     c.v_lshrrev_b32(row, imm(row_shift), bytes);
     if (const int first = part_rows(ctx.schedule, op, p).begin) c.v_add_u32(row, imm(first), row);  // row in the tile
-    c.v_bfe_u32(swz, row, imm(log2_exact(l.swizzle_rows)), imm(log2_exact(l.swizzle_mask + 1)));
+    row_swizzle(c, l, swz, row, unit);
     c.v_bfe_u32(unit, bytes, imm(4), imm(row_shift - 4));
     c.v_xor_b32(unit, unit, swz);                // the unit of the row this lane loads
     c.v_add_u32(row, op == Operand::a ? r.tile_m0 : r.tile_n0, row);
@@ -305,9 +324,9 @@ void lds_lane_addresses(GemmContext& ctx, Operand op) {
     const Reg t = r.addr_tmp.sub(1);
     c.s_mul_i32(wave_offset, op == Operand::a ? r.wave_m : r.wave_n, imm(ctx.blocks(op) * ctx.mfma_rows(op)));
     c.v_add_u32(lane_offset, wave_offset, r.lane_row);
-    c.v_bfe_u32(t, lane_offset, imm(log2_exact(l.swizzle_rows)), imm(log2_exact(l.swizzle_mask + 1)));
-    c.v_lshlrev_b32(lane_offset, imm(log2_exact(l.tile_row_bytes)), lane_offset);
     const Reg group_unit{RegFile::v, uint16_t(r.first_fragment)};  // scratch until S2R
+    row_swizzle(c, l, t, lane_offset, group_unit);
+    c.v_lshlrev_b32(lane_offset, imm(log2_exact(l.tile_row_bytes)), lane_offset);
     c.v_lshlrev_b32(group_unit, imm(log2_exact(ctx.geo.lane_elements * l.element_bits / 128)), r.lane_kgroup);
     c.v_xor_b32(t, t, group_unit);
     c.v_lshlrev_b32(t, imm(4), t);

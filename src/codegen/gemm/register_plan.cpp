@@ -57,6 +57,10 @@ GemmGeometry GemmGeometry::of(const Schedule& s) {
     g.layout[int(op)] = {bits, fragment_bytes(s, op) / 4, rows ? 0 : fragment_chunks(s, op), rows ? 0 : 128 / bits,
                          rows, m.k * bits / 8, kmajor, !rows && !kmajor, tile_row_bytes,
                          std::max(1, 256 / tile_row_bytes), std::min(tile_row_bytes / 16, 16) - 1};
+    GemmGeometry::OperandLayout& l = g.layout[int(op)];
+    if (l.swizzled_rows)
+      l.row_swizzle = pick_row_swizzle(l.tile_row_bytes, l.swizzle_rows, l.swizzle_mask, op == Operand::a ? m.m : m.n,
+                                       std::countr_zero(unsigned(std::max(1, g.lane_elements * bits / 128))));
   }
   for (Operand op : {Operand::a, Operand::b}) {
     GemmGeometry::OperandLayout& l = g.layout[int(op)];

@@ -61,9 +61,10 @@ void load_element(Code& c, DataType type, Reg d, Reg addr, Reg desc) {
 }
 
 // The staged store's LDS rows: a wave's MFMA row block as 32-bit words (bf16 /
-// f16 in their half), rows `row_bytes` apart. The pad (16 bytes per 16 MFMA
-// rows) shifts the rows of the 4-row lane groups by as many banks as a lane
-// group's ds_write_b32 covers, so the writes are free of bank conflicts.
+// f16 in their half), rows `row_bytes` apart, unpadded: the 16 lanes a
+// ds_write_b32 serves a clock write 16 consecutive words of one row, and the
+// rows a ds_read_b128 reads are contiguous, so every lane group of either
+// (common/lds_rules.hpp) meets distinct banks.
 struct Staging {
   bool on = false;
   int row_bytes = 0, region_bytes = 0;
@@ -79,7 +80,7 @@ Staging staging_of(const GemmContext& ctx) {
   Staging st;
   st.values_per_unit = 16 / elem;
   st.units_per_row = g.wave_n / st.values_per_unit;
-  st.row_bytes = g.wave_n * 4 + 16 * (g.mfma_m / 16);
+  st.row_bytes = g.wave_n * 4;
   st.region_bytes = g.mfma_m * st.row_bytes;
   const bool whole_units = sh.n * elem % 16 == 0 && sh.c_ld() * elem % 16 == 0 &&
                            (sh.batch == 1 || sh.c_stride() * elem % 16 == 0);

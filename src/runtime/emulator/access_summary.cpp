@@ -6,27 +6,25 @@
 
 namespace cdna4::emu {
 
-uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes, bool write) {
+uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes, bool write, bool transpose) {
   if (lanes.empty()) return 1;
   std::array<uint32_t, 64> bytes_of_lane{};
   for (const LaneAccess& a : lanes) bytes_of_lane[a.lane % 64] += a.bytes;
   const uint32_t lane_bytes = *std::max_element(bytes_of_lane.begin(), bytes_of_lane.end());
-  const gfx950::LdsRule& rule = gfx950::lds_rule(write, lane_bytes);
-  const uint32_t phase_lanes = rule.lanes_per_clock;
-  const uint32_t phases = (64 + phase_lanes - 1) / phase_lanes;
-  std::vector<std::vector<uint32_t>> dwords(phases);
+  const gfx950::LdsRule& rule = gfx950::lds_rule(write, lane_bytes, transpose);
+  std::array<std::vector<uint32_t>, 64> dwords;  // by group
   for (const LaneAccess& a : lanes)
     for (uint32_t b = 0; b < a.bytes; b += kLdsBankBytes)
-      dwords[(a.lane % 64) / phase_lanes].push_back(uint32_t((a.address + b) / kLdsBankBytes));
+      dwords[gfx950::lds_lane_group(rule, a.lane % 64)].push_back(uint32_t((a.address + b) / kLdsBankBytes));
   uint32_t cycles = 0;
-  for (auto& phase : dwords) {
-    if (phase.empty()) continue;
-    std::sort(phase.begin(), phase.end());
-    if (!write) phase.erase(std::unique(phase.begin(), phase.end()), phase.end());  // reads of one dword: broadcast
+  for (auto& group : dwords) {
+    if (group.empty()) continue;
+    std::sort(group.begin(), group.end());
+    if (!write) group.erase(std::unique(group.begin(), group.end()), group.end());  // reads of one dword: broadcast
     std::array<uint32_t, kLdsBanks> per_bank{};
     uint32_t worst = 0;
-    for (uint32_t d : phase) worst = std::max(worst, ++per_bank[d % rule.banks]);
-    cycles += worst;
+    for (uint32_t d : group) worst = std::max(worst, ++per_bank[d % rule.banks]);
+    cycles += worst * rule.clocks_per_group;
   }
   return std::max(cycles, gfx950::lds_address_clocks(rule));
 }

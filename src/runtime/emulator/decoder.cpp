@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "cdna4/error.hpp"
+#include "common/instruction_class.hpp"
 #include "common/mfma_table.hpp"
 #include "runtime/emulator/aperture.hpp"
 #include "runtime/emulator/handler_registry.hpp"
@@ -558,6 +559,7 @@ static std::shared_ptr<Program> decode_uncached(const std::vector<uint8_t>& text
     }
   }
   program->hazard = hazard_profiles(*program);
+  for (const std::string& name : program->names) program->lds_transpose.push_back(gfx950::is_lds_transpose_read(name));
   program->hazard_rows = hazard_rows(*program);
   return program;
 }

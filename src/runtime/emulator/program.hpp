@@ -161,6 +161,7 @@ struct Program {
   std::vector<std::string> errors;  // why an inst cannot execute (empty when it can)
   std::vector<gfx950::HazardProfile> hazard;  // per inst: what the wait-state rules need beyond registers
   std::vector<HazardRows> hazard_rows;        // per inst: the rules it can start and end, from `hazard`
+  std::vector<uint8_t> lds_transpose;         // per inst: 1 for a transposing LDS read (common/lds_rules.hpp)
   std::vector<LaneModifier> lane_modifiers;   // DPP / SDWA instructions' operations
   std::vector<int32_t> index_of_dword;  // pc/4 -> inst index, -1 inside an instruction
   uint32_t accum_offset = 0;

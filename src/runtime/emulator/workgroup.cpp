@@ -122,7 +122,9 @@ void record_issued(TraceRecorder& t, const Wave& w, const Inst& in) {
   if (w.status != WaveStatus::Waiting) {
     uint32_t cost = 0;
     if (!t.lanes.empty())
-      cost = in.async == AsyncClass::Lds ? lds_bank_cycles(t.lanes, in.dst[0].kind == OperandKind::None) : distinct_cache_lines(t.lanes);
+      cost = in.async == AsyncClass::Lds
+                 ? lds_bank_cycles(t.lanes, in.dst[0].kind == OperandKind::None, w.wg->program->lds_transpose[in.id])
+                 : distinct_cache_lines(t.lanes);
     std::vector<TraceEntry>& stream = t.trace.waves[w.id];
     const size_t capacity = stream.capacity();
     stream.push_back({in.id, cost});

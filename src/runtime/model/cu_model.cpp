@@ -89,9 +89,9 @@ uint64_t operands_ready(const WaveSim& w, const emu::Inst& in, const InstTiming&
   return ready;
 }
 
-// Clocks the LDS takes to write `bytes` of LDS-DMA data: all 64 banks a clock.
+// Clocks the LDS takes to write `bytes` of LDS-DMA data, at the LDS's write rate.
 uint64_t lds_clocks(uint32_t bytes) {
-  const uint32_t per_clock = as_int(param::kLdsBanks) * 4;
+  const uint32_t per_clock = as_int(param::kLdsWriteBytesPerClock);
   return (bytes + per_clock - 1) / per_clock;
 }
 

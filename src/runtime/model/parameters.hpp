@@ -39,7 +39,7 @@ inline constexpr Parameter kBoardPower{"board_power", 1400, "W", "AMD Instinct M
 inline constexpr Parameter kStaticPower{"static_power", 400, "W",
                                         "assumed: what the board draws besides the MFMA pipes under load (HBM, "
                                         "fabric, caches, leakage); only the fitted energies' scale depends on it"};
-inline constexpr Parameter kMacEnergy16{"mac_energy_16bit", 1.223e-12, "J per MAC",
+inline constexpr Parameter kMacEnergy16{"mac_energy_16bit", 1.247e-12, "J per MAC",
                                         "fitted (bf16 / f16 MFMAs; docs/model.md \"Calibration protocol\")"};
 inline constexpr Parameter kMacEnergy8{"mac_energy_8bit", 0.590e-12, "J per MAC",
                                        "fitted (fp8 / bf8 / i8 MFMAs; docs/model.md \"Calibration protocol\")"};
@@ -47,7 +47,7 @@ inline constexpr Parameter kNarrowMacEnergyShare{"narrow_mac_energy_share", 0.5,
                                                  "assumed: fp6 / fp4 f8f6f4 MFMAs run at half the passes of fp8 with "
                                                  "the same pipe, taken to draw the same power per pipe clock"};
 // Launch
-inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.37e-6, "s",
+inline constexpr Parameter kLaunchSeconds{"launch_latency", 6.39e-6, "s",
                                           "fitted (one launch timed by events around it; docs/model.md "
                                           "\"Small grids\")"};
 inline constexpr Parameter kWavesDispatchedPerClock{"wave_dispatch_rate", 1, "waves per clock per XCD",
@@ -86,6 +86,10 @@ inline constexpr Parameter kBarrierLatency{"barrier_latency", 4, "clocks", "assu
 // LDS
 inline constexpr Parameter kLdsBanks{"lds_banks", gfx950::kLdsBanks, "banks of 4 bytes",
                                      "common/limits.hpp; one bank access per bank per clock"};
+inline constexpr Parameter kLdsWriteBytesPerClock{
+    "lds_write_bytes_per_clock", 64, "bytes/clock per CU",
+    "AMD rocRoller's gfx950 LDS model (LDSBankModel.cpp @ 9f2b6979: every ds_write width writes 64 bytes a "
+    "clock, 16 lanes of b32, 8 of b64, 4 of b128); LDS-DMA data is taken to be written at that rate"};
 inline constexpr Parameter kLdsLatency{"lds_latency", gfx950::kLdsLatencyClocks, "clocks",
                                        "common/latencies.hpp (assumed: published CDNA 3 microbenchmarks put LDS "
                                        "at 60-130 clocks)"};
@@ -111,7 +115,7 @@ inline constexpr const Parameter* kParameters[] = {
     &param::kMaxWavesPerSimd,  &param::kVgprsPerLane,     &param::kMaxWorkgroupsPerCu, &param::kLdsBytesPerCu,
     &param::kIssuePeriod,      &param::kTakenBranchPenalty, &param::kClocksPerMfmaPass, &param::kMfmaResultExtra,
     &param::kTranscendentalClocks, &param::kValuLatency, &param::kSmemLatency,      &param::kBarrierLatency,     &param::kLdsBanks,
-    &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kL2HitLatency,
+    &param::kLdsWriteBytesPerClock, &param::kLdsLatency,       &param::kCacheLineBytes,   &param::kL1BytesPerClock,    &param::kL2HitLatency,
     &param::kL2MissLatency,    &param::kHbmLatency,
 };
 
