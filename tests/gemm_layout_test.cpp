@@ -218,3 +218,62 @@ TEST_CASE("layouts the kernel cannot take are refused with the reason", "[gemm][
   CHECK_THAT(error_of([&] { run_gemm(device, bf16, problem); }),
              Catch::Contains("A holds 13304 bytes; the shape 100x40x64 f32 (layout tn) reads 6656 bf16 elements"));
 }
+
+// The same count over every shipped schedule (layout nt, the schedule's own
+// types, MX scales where it has them), for an f32 and a bf16 D: the operand
+// reads (ds_read_b128 of swizzled rows, row_swizzle.cpp's map per geometry) and
+// the staged store's reads of D's rows.
+TEST_CASE("LDS reads of every shipped schedule are free of bank conflicts", "[gemm][layout][model]") {
+  for (const std::string& file : schedule_test::shipped_files()) {
+    const Schedule s = schedule_test::load(file);
+    for (OutType out : {OutType::f32, OutType::bf16}) {
+      INFO(fmt::format("{}, D {}", s.name, out == OutType::f32 ? "f32" : "bf16"));
+      GemmShape shape = test::shape(256, 256, 512);
+      shape.out = out;
+      const GemmKernel kernel = compile(s, shape);
+      const std::vector<uint8_t> hsaco = kernel.kernel.hsaco();
+      CodeObject code = CodeObject::read(hsaco);
+      const emutest::TestKernel k{hsaco, code, code.kernel(kernel.kernel.name())};
+      std::vector<uint8_t> a(256 * 512 * 2), b(256 * 512 * 2), c(256 * 256 * 4), scales(256 * 512 / 32);
+      emutest::Args args;
+      args.add(a);
+      args.add(b);
+      args.add(c);
+      if (s.scaled) {
+        args.add(scales);
+        args.add(scales);
+      }
+      const modeltest::Traced t = modeltest::model_first_workgroup(k, args.dispatch(1, uint32_t(s.waves * 64)));
+      const auto program = emu::decode_program(k.code.text(), k.info.accum_offset);
+      size_t b128 = 0, conflicted = 0;
+      for (const auto& wave : t.traces.at(0).waves)
+        for (const emu::TraceEntry& e : wave)
+          if (program->names[e.inst].rfind("DS_READ_B128", 0) == 0) {
+            ++b128;
+            conflicted += e.cost != 8;  // 4 groups of 16 lanes x 16 bytes: eight clocks
+          }
+      CHECK(b128 > 0);
+      CHECK(conflicted == 0);
+    }
+  }
+}
+
+// A 16-bit D goes through the staged store's LDS rows with the halves of some
+// 32-byte units swapped (store_c.cpp, "Staging"): 4 and 8 units a row, both
+// MFMA shapes, bf16 and f16, bit-exact.
+TEST_CASE("a 16-bit D through the staged store's swapped halves is bit-exact", "[gemm][layout]") {
+  Device device = Device::emulator();
+  for (const char* file : {"baseline_256x256x64_w8.json", "pingpong2_256x128x64_w8.json", "pingpong_256x256x64_w8.json"}) {
+    const Schedule s = schedule_test::load(file);
+    const int64_t m = 2 * s.tile_m, n = 2 * s.tile_n, k = s.tile_k;
+    const auto a = test::typed_matrix(s.type_a, size_t(m * k), false, 31);
+    const auto b = test::typed_matrix(s.type_b, size_t(k * n), false, 32);
+    for (OutType out : {OutType::bf16, OutType::f16}) {
+      INFO(fmt::format("{}, D {}", s.name, to_string(out)));
+      const GemmRun run = run_gemm(device, s, test::problem(m, n, k, a, b, out));
+      const auto expected = to_output_bits(reference_gemm(s.type_a, a, s.type_b, b, m, n, k), data_type(out));
+      CHECK(run.launch.races.empty());
+      CHECK(differing_elements(run.c, expected, 2) == 0);
+    }
+  }
+}

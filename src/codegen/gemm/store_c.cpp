@@ -62,15 +62,23 @@ void load_element(Code& c, DataType type, Reg d, Reg addr, Reg desc) {
 
 // The staged store's LDS rows: a wave's MFMA row block as 32-bit words (bf16 /
 // f16 in their half), rows `row_bytes` apart, unpadded: the 16 lanes a
-// ds_write_b32 serves a clock write 16 consecutive words of one row, and the
-// rows a ds_read_b128 reads are contiguous, so every lane group of either
-// (common/lds_rules.hpp) meets distinct banks.
+// ds_write_b32 serves a clock write 16 consecutive words of one row, and an f32
+// D's ds_read_b128s read contiguous 16-byte units, so every lane group of either
+// (common/lds_rules.hpp) meets distinct banks. A 16-bit D's unit is 32 bytes of
+// words, read as two halves: lanes 32 bytes apart would meet each other's banks
+// in a ds_read_b128 group, so where bit 3 of the unit's index in the region is
+// set its halves sit swapped, and a group's lanes read 8 units of one half and 8
+// of the other. That bit is the lane's own on a read and a constant of the
+// register and column block on a write, given 4 or more units a row.
 struct Staging {
   bool on = false;
   int row_bytes = 0, region_bytes = 0;
   int values_per_unit = 0;  // output elements in 16 bytes
   int units_per_row = 0;    // 16-byte units of D in a wave's row
   int rows_per_read = 0;    // rows the 64 lanes cover with one unit each
+  bool swap_halves = false;
+  // Whether the unit `unit` of row `row` holds its halves swapped.
+  bool swapped(int row, int unit) const { return swap_halves && ((row * units_per_row + unit) >> 3 & 1); }
 };
 
 Staging staging_of(const GemmContext& ctx) {
@@ -88,6 +96,7 @@ Staging staging_of(const GemmContext& ctx) {
                     64 % st.units_per_row == 0 && g.mfma_m * st.units_per_row % 64 == 0;
   st.on = whole_units && fits;
   if (st.on) st.rows_per_read = 64 / st.units_per_row;
+  st.swap_halves = st.on && elem == 2 && st.units_per_row >= 4;
   return st;
 }
 
@@ -183,6 +192,11 @@ void emit_store_c(GemmContext& ctx) {
     c.v_mul_lo_u32(lds_read, s_round, unit_row);
     c.v_lshlrev_b32(unit_addr, imm(2 + std::countr_zero(unsigned(staged.values_per_unit))), unit_col);
     c.v_add3_u32(lds_read, s_ldc, lds_read, unit_addr);
+    if (staged.swap_halves) {  // the unit's first half: 16 bytes in when bit 3 of the lane (of its unit) is set
+      c.v_and_b32(unit_addr, imm(8), r.lane);
+      c.v_lshlrev_b32(unit_addr, imm(1), unit_addr);
+      c.v_add_u32(lds_read, lds_read, unit_addr);
+    }
     // Global: the unit's row (from the wave's first) and column byte offset.
     c.v_add_u32(unit_row, s_row, unit_row);
     c.v_lshlrev_b32(unit_col, imm(std::countr_zero(unsigned(staged.values_per_unit))), unit_col);
@@ -200,8 +214,17 @@ void emit_store_c(GemmContext& ctx) {
     const Reg selector = s_col;  // VOP3 takes no literal
     if (elem == 2) c.s_mov_b32(selector, imm(sh.out == OutType::bf16 ? 0x07060302 : 0x05040100));
     for (int i = 0; i < reads; ++i) {
-      for (int w = 0; w < words_per_unit / 4; ++w)
-        c.ds_read_b128(words.sub(4 * w, 4), lds_read, i * staged.rows_per_read * staged.row_bytes + 16 * w);
+      for (int w = 0; w < words_per_unit / 4; ++w) {
+        const int offset = i * staged.rows_per_read * staged.row_bytes;
+        if (!staged.swap_halves) {
+          c.ds_read_b128(words.sub(4 * w, 4), lds_read, offset + 16 * w);
+        } else if (w == 0) {
+          c.ds_read_b128(words.sub(0, 4), lds_read, offset);
+        } else {  // the other half of the 32-byte unit
+          c.v_xor_b32(unit_addr, imm(16), lds_read);
+          c.ds_read_b128(words.sub(4, 4), unit_addr, offset);
+        }
+      }
       c.s_waitcnt(-1, 0);
       // bf16 in the upper, f16 in the lower half of each word: two words a dword.
       if (elem == 2)
@@ -218,6 +241,8 @@ void emit_store_c(GemmContext& ctx) {
     }
   };
   for (int mb = 0; mb < g.blocks_m; ++mb) {
+    const Reg lds_write_swapped = unit_addr;  // free until flush_staged
+    if (staged.swap_halves) c.v_xor_b32(lds_write_swapped, imm(16), lds_write);
     for (int reg = 0; reg < g.mfma_regs; ++reg) {
       const int row = mb * g.mfma_m + register_row(g, reg);
       if (!staged.on) c.v_add_u32(row_off, imm(row * ldc_bytes), row0_bytes);
@@ -253,14 +278,16 @@ void emit_store_c(GemmContext& ctx) {
           emit_activation(c, epi->activation, value, t, u);
         }
         const int staged_offset = register_row(g, reg) * staged.row_bytes + nb * g.mfma_n * 4;
+        const Reg staged_write =
+            staged.swapped(register_row(g, reg), nb * g.mfma_n / staged.values_per_unit) ? lds_write_swapped : lds_write;
         if (f32) {
-          if (staged.on) c.ds_write_b32(lds_write, value, staged_offset);
+          if (staged.on) c.ds_write_b32(staged_write, value, staged_offset);
           else c.buffer_store_dword(value, addr, r.desc_c, imm(0), 0);
           continue;
         }
         if (sh.out == OutType::f16) {  // round to nearest even, overflow to infinity, NaN stays NaN
           c.v_cvt_f16_f32(rounded, value);
-          if (staged.on) c.ds_write_b32(lds_write, rounded, staged_offset);
+          if (staged.on) c.ds_write_b32(staged_write, rounded, staged_offset);
           else c.buffer_store_short(rounded, addr, r.desc_c, imm(0), 0);
           continue;
         }
@@ -270,7 +297,7 @@ void emit_store_c(GemmContext& ctx) {
         c.v_cmp_u_f32(value, value);
         c.v_or_b32(quiet, imm(0x400000), value);
         c.v_cndmask_b32(rounded, rounded, quiet);
-        if (staged.on) c.ds_write_b32(lds_write, rounded, staged_offset);
+        if (staged.on) c.ds_write_b32(staged_write, rounded, staged_offset);
         else c.buffer_store_short_d16_hi(rounded, addr, r.desc_c, imm(0), 0);
       }
     }
