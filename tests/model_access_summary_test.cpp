@@ -1,6 +1,7 @@
 // The trace's memory costs: LDS bank cycles and distinct cache lines.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <vector>
 
 #include "runtime/emulator/access_summary.hpp"
@@ -45,6 +46,31 @@ TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]")
   CHECK(two_lanes_on_bank_0(4) == 8);
   CHECK(two_lanes_on_bank_0(16) == 8);
   CHECK(two_lanes_on_bank_0(32) == 8);  // the other half wave
+  // The measured b96 groups (per half wave {0-3, 20-23}, {4-7, 16-19}, {8-11, 28-31},
+  // {12-15, 24-27}, 2 clocks on 32 banks): lanes 0 and 20 share a group, lanes 0 and 4, 8 or 16 do not.
+  auto two_b96_lanes_on_bank_0 = [&](uint32_t other) {
+    auto l = lanes(12, 0, (1u << 20) + 64);  // every lane on three far dwords (banks 16-18, broadcast) but two
+    l[0].address = 0;         // banks 0-2
+    l[other].address = 4096;  // banks 0-2 too, other dwords
+    return lds_bank_cycles(l, read);
+  };
+  CHECK(two_b96_lanes_on_bank_0(20) == 18);  // one group takes 4 clocks
+  CHECK(two_b96_lanes_on_bank_0(23) == 18);
+  CHECK(two_b96_lanes_on_bank_0(4) == 16);
+  CHECK(two_b96_lanes_on_bank_0(8) == 16);
+  CHECK(two_b96_lanes_on_bank_0(16) == 16);
+  CHECK(two_b96_lanes_on_bank_0(24) == 16);
+  CHECK(two_b96_lanes_on_bank_0(52) == 16);  // the other half wave's group of 0-3's place
+  // The measured ds_write_b64 groups (16 consecutive lanes, 2 clocks on 32 banks): three
+  // lanes moved onto lane 0's banks make its group take 8 clocks when they share it.
+  auto b64_writes_on_bank_0 = [&](std::array<uint32_t, 3> moved) {
+    auto l = lanes(8, 8);  // every group's 32 dwords on distinct banks: 2 clocks a group
+    for (uint32_t i = 0; i < 3; ++i) l[moved[i]].address = 4096 * (i + 1);  // banks 0-1, other dwords
+    return lds_bank_cycles(l, write);
+  };
+  CHECK(b64_writes_on_bank_0({13, 14, 15}) == 14);  // 8 + 3 x 2
+  CHECK(b64_writes_on_bank_0({1, 2, 3}) == 14);
+  CHECK(b64_writes_on_bank_0({16, 17, 18}) == 12);  // 2 + 6 + 2 + 2, the 12 address clocks
   // Transposing reads: 4 rows of 16 lanes at 2 clocks on 64 banks.
   CHECK(lds_bank_cycles(lanes(8, 8), read, true) == 8);
   CHECK(lds_bank_cycles(lanes(8, 16), read, true) == 8);    // a row spans 256 B: 64 distinct banks
