@@ -1,10 +1,10 @@
 #pragma once
 // Where every value of the GEMM kernel lives: SGPRs, VGPRs, AGPRs.
-#include "codegen/gemm/row_swizzle.hpp"
 #include <vector>
 
 #include "cdna4/gemm.hpp"
 #include "cdna4/schedule.hpp"
+#include "codegen/gemm/row_swizzle.hpp"
 #include "codegen/schedule/geometry.hpp"
 #include "codegen/isa/instruction.hpp"
 
@@ -40,7 +40,7 @@ struct GemmGeometry {
     int tile_row_bytes;
     int swizzle_rows;        // rows that share one swizzle value (256 / tile_row_bytes, at least 1)
     int swizzle_mask;        // swizzle values: min(units per row, 16) - 1
-    RowSwizzle row_swizzle;  // which bits of (r / swizzle_rows) each swizzle bit XORs (row_swizzle.hpp)
+    RowSwizzle row_swizzle{};  // which bits of (r / swizzle_rows) each swizzle bit XORs (row_swizzle.hpp)
     // K-major: rows of a part, bytes of its k row, and the k bits of the swizzle.
     int part_rows = 0, k_row_bytes = 0;
     int k_swizzle_bits[4] = {};  // unit bit first_swizzle_unit_bit + i = bit k_swizzle_bits[i] of k
