@@ -34,33 +34,29 @@ TEST_CASE("model: LDS bank cycles by lane group, bank and broadcast", "[model]")
   CHECK(lds_bank_cycles(lanes(16, 64), read) == 32);    // stride 64 B: 4 lanes per bank in a group
   CHECK(lds_bank_cycles(lanes(16, 128), read) == 64);   // rows of 128 B: 8 lanes per bank in a group
   CHECK(lds_bank_cycles(lanes(12, 12), read) == 32);    // b96: lanes 0-3 and 20-23 meet on banks 0-7 of 32
-  // The measured b128 groups: lanes 0 and 12 share a group, lanes 0 and 4 do not.
-  auto two_lanes_on_bank_0 = [&](uint32_t other) {
-    auto l = lanes(16, 0, (1u << 20) + 64);  // every lane on one far dword (banks 16-19, broadcast) but two
-    l[0].address = 0;         // banks 0-3
-    l[other].address = 4096;  // banks 0-3 too, other dwords
+  // Every lane of a `bytes`-wide read on the same far dwords (banks 16 on, broadcast)
+  // but lane 0 and `other`, both from bank 0 on, at other dwords.
+  auto two_lanes_on_bank_0 = [&](uint32_t bytes, uint32_t other) {
+    auto l = lanes(bytes, 0, (1u << 20) + 64);
+    l[0].address = 0;
+    l[other].address = 4096;
     return lds_bank_cycles(l, read);
   };
-  CHECK(two_lanes_on_bank_0(12) == 10);  // one group takes 4 clocks
-  CHECK(two_lanes_on_bank_0(20) == 10);
-  CHECK(two_lanes_on_bank_0(4) == 8);
-  CHECK(two_lanes_on_bank_0(16) == 8);
-  CHECK(two_lanes_on_bank_0(32) == 8);  // the other half wave
+  // The measured b128 groups: lanes 0 and 12 share a group, lanes 0 and 4 do not.
+  CHECK(two_lanes_on_bank_0(16, 12) == 10);  // one group takes 4 clocks
+  CHECK(two_lanes_on_bank_0(16, 20) == 10);
+  CHECK(two_lanes_on_bank_0(16, 4) == 8);
+  CHECK(two_lanes_on_bank_0(16, 16) == 8);
+  CHECK(two_lanes_on_bank_0(16, 32) == 8);  // the other half wave
   // The measured b96 groups (per half wave {0-3, 20-23}, {4-7, 16-19}, {8-11, 28-31},
   // {12-15, 24-27}, 2 clocks on 32 banks): lanes 0 and 20 share a group, lanes 0 and 4, 8 or 16 do not.
-  auto two_b96_lanes_on_bank_0 = [&](uint32_t other) {
-    auto l = lanes(12, 0, (1u << 20) + 64);  // every lane on three far dwords (banks 16-18, broadcast) but two
-    l[0].address = 0;         // banks 0-2
-    l[other].address = 4096;  // banks 0-2 too, other dwords
-    return lds_bank_cycles(l, read);
-  };
-  CHECK(two_b96_lanes_on_bank_0(20) == 18);  // one group takes 4 clocks
-  CHECK(two_b96_lanes_on_bank_0(23) == 18);
-  CHECK(two_b96_lanes_on_bank_0(4) == 16);
-  CHECK(two_b96_lanes_on_bank_0(8) == 16);
-  CHECK(two_b96_lanes_on_bank_0(16) == 16);
-  CHECK(two_b96_lanes_on_bank_0(24) == 16);
-  CHECK(two_b96_lanes_on_bank_0(52) == 16);  // the other half wave's group of 0-3's place
+  CHECK(two_lanes_on_bank_0(12, 20) == 18);  // one group takes 4 clocks
+  CHECK(two_lanes_on_bank_0(12, 23) == 18);
+  CHECK(two_lanes_on_bank_0(12, 4) == 16);
+  CHECK(two_lanes_on_bank_0(12, 8) == 16);
+  CHECK(two_lanes_on_bank_0(12, 16) == 16);
+  CHECK(two_lanes_on_bank_0(12, 24) == 16);
+  CHECK(two_lanes_on_bank_0(12, 52) == 16);  // the other half wave's group of 0-3's place
   // The measured ds_write_b64 groups (16 consecutive lanes, 2 clocks on 32 banks): three
   // lanes moved onto lane 0's banks make its group take 8 clocks when they share it.
   auto b64_writes_on_bank_0 = [&](std::array<uint32_t, 3> moved) {
