@@ -19,7 +19,9 @@
 // Transposing reads (ds_read_b64_tr_*, ds_read_b96_tr_b6) exchange data inside
 // each 16-lane row; taking a row as a group at 2 clocks is assumed.
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <vector>
 
 namespace cdna4::gfx950 {
 
@@ -76,5 +78,18 @@ constexpr uint32_t lds_lane_group(const LdsRule& r, uint32_t lane) {
 }
 
 constexpr uint32_t lds_address_clocks(const LdsRule& r) { return 4 + (r.write ? 4u * r.dwords : 0u); }
+
+// Clocks one lane group takes for the dword addresses its lanes access
+// (sorted in place): clocks_per_group times the most dwords one bank serves,
+// a dword several lanes read counted once.
+inline uint32_t lds_group_clocks(const LdsRule& r, std::vector<uint32_t>& dwords) {
+  if (dwords.empty()) return 0;
+  std::sort(dwords.begin(), dwords.end());
+  if (!r.write) dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
+  std::array<uint32_t, 64> per_bank{};
+  uint32_t worst = 0;
+  for (uint32_t d : dwords) worst = std::max(worst, ++per_bank[d % r.banks]);
+  return worst * r.clocks_per_group;
+}
 
 }  // namespace cdna4::gfx950

@@ -1,9 +1,12 @@
 #include "codegen/gemm/row_swizzle.hpp"
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "common/lds_rules.hpp"
 
@@ -21,13 +24,14 @@ int swizzle_of(const RowSwizzle& s, unsigned t) {
 
 bool invertible(const RowSwizzle& s) {
   std::array<uint8_t, 4> rows = s.masks;
-  for (int col = 0; col < s.bits; ++col) {
+  const int n = std::min(s.bits, int(rows.size()));
+  for (int col = 0; col < n; ++col) {
     int pivot = -1;
-    for (int r = col; r < s.bits; ++r)
+    for (int r = col; r < n; ++r)
       if (rows[size_t(r)] >> col & 1) pivot = r;
     if (pivot < 0) return false;
     std::swap(rows[size_t(col)], rows[size_t(pivot)]);
-    for (int r = 0; r < s.bits; ++r)
+    for (int r = 0; r < n; ++r)
       if (r != col && (rows[size_t(r)] >> col & 1)) rows[size_t(r)] ^= rows[size_t(col)];
   }
   return true;
@@ -39,23 +43,20 @@ int row_swizzle_conflict_clocks(const RowSwizzle& s, int tile_row_bytes, int swi
                                 int group_unit_shift) {
   const gfx950::LdsRule& rule = gfx950::lds_rule(false, 16);
   const int period = std::max(mfma_rows, swizzle_rows << s.bits);
+  std::array<std::vector<uint32_t>, 64> dwords;  // by lane group
   int extra = 0;
   for (int first = 0; first < period; first += mfma_rows) {
-    std::array<std::array<uint8_t, 64>, 64> per_bank{};  // group, bank
-    std::array<int, 64> worst{};
     for (uint32_t lane = 0; lane < 64; ++lane) {
       const int row = first + int(lane) % mfma_rows;
       const int unit = (int(lane) / mfma_rows) << group_unit_shift;
       const int position = unit ^ swizzle_of(s, unsigned(row / swizzle_rows) & ((1u << s.bits) - 1));
-      const int64_t dword = (int64_t(row) * tile_row_bytes + 16 * position) / 4;
-      const uint32_t group = gfx950::lds_lane_group(rule, lane);
-      for (int d = 0; d < 4; ++d) {
-        uint8_t& n = per_bank[group][size_t((dword + d) % rule.banks)];
-        worst[group] = std::max(worst[group], int(++n));
-      }
+      const uint32_t dword = uint32_t((int64_t(row) * tile_row_bytes + 16 * position) / 4);
+      for (uint32_t d = 0; d < 4; ++d) dwords[gfx950::lds_lane_group(rule, lane)].push_back(dword + d);
     }
-    for (int w : worst)
-      if (w > 1) extra += (w - 1) * rule.clocks_per_group;
+    for (std::vector<uint32_t>& group : dwords) {
+      if (!group.empty()) extra += int(gfx950::lds_group_clocks(rule, group)) - rule.clocks_per_group;
+      group.clear();
+    }
   }
   return extra;
 }

@@ -17,15 +17,7 @@ uint32_t lds_bank_cycles(std::span<const LaneAccess> lanes, bool write, bool tra
     for (uint32_t b = 0; b < a.bytes; b += kLdsBankBytes)
       dwords[gfx950::lds_lane_group(rule, a.lane % 64)].push_back(uint32_t((a.address + b) / kLdsBankBytes));
   uint32_t cycles = 0;
-  for (auto& group : dwords) {
-    if (group.empty()) continue;
-    std::sort(group.begin(), group.end());
-    if (!write) group.erase(std::unique(group.begin(), group.end()), group.end());  // reads of one dword: broadcast
-    std::array<uint32_t, kLdsBanks> per_bank{};
-    uint32_t worst = 0;
-    for (uint32_t d : group) worst = std::max(worst, ++per_bank[d % rule.banks]);
-    cycles += worst * rule.clocks_per_group;
-  }
+  for (auto& group : dwords) cycles += gfx950::lds_group_clocks(rule, group);
   return std::max(cycles, gfx950::lds_address_clocks(rule));
 }
 
